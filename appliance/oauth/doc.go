@@ -1,0 +1,20 @@
+// Package oauth is the box's OAuth 2.1 authorization server and the bearer
+// check in front of /mcp.
+//
+// Scripts and headless agents use the device authorization grant (RFC 8628):
+// they ask /oauth/device_authorization for a user code, the owner approves it
+// on the box page's Access list, and the client polls /token. Browser-based
+// MCP clients register themselves (RFC 7591, public clients only) and use the
+// authorization code grant with PKCE S256; the owner package renders the
+// consent page and calls ParseAuthorize, ApproveAuthorize and DenyAuthorize.
+// Metadata is published per RFC 8414 and RFC 9728, revocation per RFC 7009.
+//
+// Tokens are 256-bit random strings; only their SHA-256 is stored. Access
+// tokens live 15 minutes and never beyond their grant. Refresh tokens rotate
+// on every use, and presenting a used one revokes the whole grant. A grant
+// lives 24 hours, 30 days renewed on each refresh, or until removed. Tokens
+// are bound to the entry (LAN or tailnet) that issued them.
+//
+// Middleware checks the bearer token on every request against the store (no
+// cache outlives a revoke) and puts a [Caller] into the request context.
+package oauth
