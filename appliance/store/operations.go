@@ -1,0 +1,204 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Operation states, as the journal records them.
+const (
+	OpQueued         = "queued"
+	OpDispatched     = "dispatched"
+	OpSucceeded      = "succeeded"
+	OpFailed         = "failed"
+	OpCancelled      = "cancelled"
+	OpOutcomeUnknown = "outcome_unknown"
+)
+
+// Operation is one row of the operation journal.
+type Operation struct {
+	ID          string
+	ClientID    string
+	ClientName  string
+	Tool        string
+	Fingerprint string // hex keyed HMAC of tool and arguments
+	State       string // one of the Op* constants
+	Code        string // stable error code when the call failed
+	Answer      string // the JSON answer, without images or typed text
+	Created     time.Time
+	Updated     time.Time
+}
+
+// Event is one row of the watch event log; ID is its cursor.
+type Event struct {
+	ID       int64
+	At       time.Time
+	Kind     string
+	ClientID string // "" for everyone
+	Data     string // JSON
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// InsertOperation records a new operation. It fails if the id exists.
+func (t *Tx) InsertOperation(op Operation) error {
+	_, err := t.tx.Exec(`INSERT INTO operations
+		(id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		op.ID, op.ClientID, op.ClientName, op.Tool, op.Fingerprint, op.State, op.Code, op.Answer,
+		ms(op.Created), ms(op.Updated))
+	if err != nil {
+		return fmt.Errorf("store: insert operation %s: %w", op.ID, err)
+	}
+	return nil
+}
+
+const opColumns = `id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated`
+
+func scanOperation(row interface{ Scan(...any) error }) (Operation, error) {
+	var op Operation
+	var created, updated int64
+	err := row.Scan(&op.ID, &op.ClientID, &op.ClientName, &op.Tool, &op.Fingerprint,
+		&op.State, &op.Code, &op.Answer, &created, &updated)
+	op.Created, op.Updated = fromMS(created), fromMS(updated)
+	return op, err
+}
+
+// OperationByID returns the operation with id, or ErrNotFound.
+func (t *Tx) OperationByID(id string) (Operation, error) {
+	op, err := scanOperation(t.tx.QueryRow(`SELECT `+opColumns+` FROM operations WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Operation{}, ErrNotFound
+	}
+	if err != nil {
+		return Operation{}, fmt.Errorf("store: operation %s: %w", id, err)
+	}
+	return op, nil
+}
+
+// SetOperationState moves operation id to state with its error code and
+// answer, or returns ErrNotFound.
+func (t *Tx) SetOperationState(id, state, code, answer string, at time.Time) error {
+	res, err := t.tx.Exec(`UPDATE operations SET state = ?, code = ?, answer = ?, updated = ? WHERE id = ?`,
+		state, code, answer, ms(at), id)
+	if err != nil {
+		return fmt.Errorf("store: set operation %s to %s: %w", id, state, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// RecentOperations returns up to n operations, newest first.
+func (t *Tx) RecentOperations(n int) ([]Operation, error) {
+	rows, err := t.tx.Query(`SELECT `+opColumns+` FROM operations ORDER BY created DESC, rowid DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("store: recent operations: %w", err)
+	}
+	defer rows.Close()
+	var ops []Operation
+	for rows.Next() {
+		op, err := scanOperation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: recent operations: %w", err)
+		}
+		ops = append(ops, op)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: recent operations: %w", err)
+	}
+	return ops, nil
+}
+
+// InterruptOperations is run at start: operations that were dispatched
+// when the box stopped become outcome_unknown (the phone may have seen
+// them), queued ones cancelled (nothing reached the phone). Stored answers
+// are cleared so a replay reports the new state. It returns how many rows
+// changed.
+func (t *Tx) InterruptOperations(at time.Time) (int64, error) {
+	var total int64
+	for _, m := range []struct{ from, to, code string }{
+		{OpDispatched, OpOutcomeUnknown, "OUTCOME_UNKNOWN"},
+		{OpQueued, OpCancelled, ""},
+	} {
+		res, err := t.tx.Exec(`UPDATE operations SET state = ?, code = ?, answer = '', updated = ? WHERE state = ?`,
+			m.to, m.code, ms(at), m.from)
+		if err != nil {
+			return total, fmt.Errorf("store: interrupt %s operations: %w", m.from, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+// InsertEvent appends an event and returns its id (the cursor after it).
+func (t *Tx) InsertEvent(e Event) (int64, error) {
+	res, err := t.tx.Exec(`INSERT INTO events (at, kind, client_id, data) VALUES (?, ?, ?, ?)`,
+		ms(e.At), e.Kind, e.ClientID, e.Data)
+	if err != nil {
+		return 0, fmt.Errorf("store: insert %s event: %w", e.Kind, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("store: insert %s event: %w", e.Kind, err)
+	}
+	return id, nil
+}
+
+// EventsAfter returns up to limit events with an id above after, oldest
+// first, that clientID may see (events for everyone and its own).
+func (t *Tx) EventsAfter(after int64, clientID string, limit int) ([]Event, error) {
+	rows, err := t.tx.Query(`SELECT id, at, kind, client_id, data FROM events
+		WHERE id > ? AND (client_id = '' OR client_id = ?) ORDER BY id LIMIT ?`, after, clientID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: events after %d: %w", after, err)
+	}
+	defer rows.Close()
+	var evs []Event
+	for rows.Next() {
+		var e Event
+		var at int64
+		if err := rows.Scan(&e.ID, &at, &e.Kind, &e.ClientID, &e.Data); err != nil {
+			return nil, fmt.Errorf("store: events after %d: %w", after, err)
+		}
+		e.At = fromMS(at)
+		evs = append(evs, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: events after %d: %w", after, err)
+	}
+	return evs, nil
+}
+
+// EventBounds returns the lowest id still kept (0 when none are) and the
+// highest id ever given (0 when none was).
+func (t *Tx) EventBounds() (first, last int64, err error) {
+	var lo sql.NullInt64
+	if err := t.tx.QueryRow(`SELECT MIN(id) FROM events`).Scan(&lo); err != nil {
+		return 0, 0, fmt.Errorf("store: event bounds: %w", err)
+	}
+	// sqlite_sequence keeps the highest id even after trimming.
+	err = t.tx.QueryRow(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: event bounds: %w", err)
+	}
+	return lo.Int64, last, nil
+}
+
+// TrimEvents deletes all but the newest keep events.
+func (t *Tx) TrimEvents(keep int) error {
+	_, err := t.tx.Exec(`DELETE FROM events WHERE id <= (SELECT MAX(id) FROM events) - ?`, keep)
+	if err != nil {
+		return fmt.Errorf("store: trim events: %w", err)
+	}
+	return nil
+}
