@@ -100,9 +100,9 @@ func TestCertificateContents(t *testing.T) {
 func TestLoadRefusesBrokenPairs(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
+		name    string
 		breakIt func(t *testing.T, dir string)
-		want   string
+		want    string
 	}{
 		{"cert missing", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, boxtls.CertFile))
