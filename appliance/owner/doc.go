@@ -1,0 +1,20 @@
+// Package owner serves the box page: the pages the box's owner uses in a
+// browser, and the owner's claim, passphrase and sessions behind them.
+//
+// An unclaimed box shows only "Claim this box": the owner proves presence
+// with the setup code the box printed at start (see [Pages.SetupCode]) and
+// chooses a passphrase, kept as an argon2id hash. The owner then logs in
+// with the passphrase; the session lives in the __Host-openlolo cookie
+// (Secure, HttpOnly, SameSite=Strict; 12 hours idle, 7 days at most) and
+// only its SHA-256 is stored. Every POST must come from the page's own
+// origin and carry the session's CSRF token.
+//
+// The pages are Status (box, phone, live screenshot, control holder,
+// pause and resume), Access (pending client requests to approve or deny,
+// approved clients to revoke), Activity (recent operations), Connect (how
+// to pair a script or an agent) and the OAuth consent page for the browser
+// flow. They are html/template pages parsed once at start and work without
+// JavaScript; a small external script only refreshes the screenshot.
+// Every answer carries a Content-Security-Policy without inline script,
+// nosniff, Referrer-Policy same-origin and frame-ancestors 'none'.
+package owner

@@ -1,0 +1,99 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// Config is what the box page needs.
+type Config struct {
+	// Store is the box's database (owner, sessions; the OAuth tables
+	// through OAuth).
+	Store *store.Store
+	// Phone is the attached phone, for the Status page and its live
+	// screenshot. It may be nil (the page then says no phone is attached).
+	Phone phone.Phone
+	// Control pauses and resumes input and lists recent operations; nil
+	// until the control service exists (the pages then say so).
+	Control Controller
+	// Info describes the box for the Status and Connect pages; nil shows
+	// blanks.
+	Info func() BoxInfo
+	// SetupCodeFile, when set, also receives the setup code (the SD
+	// image's boot partition); it is deleted after the claim.
+	SetupCodeFile string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives claim, login and approval events; nil discards.
+	Logger *slog.Logger
+}
+
+// BoxInfo describes the box on the Status and Connect pages.
+type BoxInfo struct {
+	Name             string // e.g. "openlolo-1a2b"
+	Version          string
+	Fingerprint      string // LAN certificate SHA-256, hex
+	FingerprintColon string // the same with colons, as browsers show it
+	SPKIPin          string // base64 SHA-256 of the public key (curl --pinnedpubkey)
+	Backend          string // phone backend name
+}
+
+// Controller is what the pages need from the control service. An adapter
+// in the appliance package implements it over control.Service.
+type Controller interface {
+	// Pause stops all input at once; by names who asked ("owner").
+	Pause(ctx context.Context, by string) error
+	// Resume lets input run again.
+	Resume(ctx context.Context, by string) error
+	// Lease says who holds control now.
+	Lease() LeaseView
+	// Recent returns the n most recent operations, newest first.
+	Recent(ctx context.Context, n int) ([]Activity, error)
+}
+
+// LeaseView is the control lease as the Status page shows it.
+type LeaseView struct {
+	Holder   string // client name; empty when nobody holds control
+	ClientID string
+	Expires  time.Time
+	Paused   bool
+}
+
+// Activity is one operation as the Activity page shows it. It carries no
+// secrets (no typed text, no images).
+type Activity struct {
+	Time    time.Time
+	Client  string
+	Tool    string
+	Outcome string
+	Code    string // error code when it failed
+}
+
+// Pages is the box page.
+type Pages struct {
+	cfg    Config
+	st     *store.Store
+	now    func() time.Time
+	log    *slog.Logger
+	hashMu chan struct{} // one argon2 hash at a time: each takes 64 MiB
+}
+
+// New checks cfg and returns the box page.
+func New(cfg Config) (*Pages, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("owner: Config.Store is required")
+	}
+	p := &Pages{cfg: cfg, st: cfg.Store, now: cfg.Now, log: cfg.Logger, hashMu: make(chan struct{}, 1)}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	return p, nil
+}

@@ -1,0 +1,98 @@
+package owner
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// Passphrase limits.
+const (
+	MinPassphrase = 10   // characters
+	MaxPassphrase = 1024 // bytes
+)
+
+// argon2id parameters for new hashes (RFC 9106 §4, second recommended
+// option). Each hash keeps its own parameters, so these may change.
+const (
+	argonTime    = 3
+	argonMemory  = 64 * 1024 // KiB
+	argonThreads = 4
+	argonKeyLen  = 32
+	argonSaltLen = 16
+)
+
+// ErrPassphrase is returned for a passphrase that breaks the rules above.
+var ErrPassphrase = errors.New("owner: passphrase must be at least 10 characters and at most 1024 bytes")
+
+func checkPassphrase(p string) error {
+	if utf8.RuneCountInString(p) < MinPassphrase || len(p) > MaxPassphrase || !utf8.ValidString(p) {
+		return ErrPassphrase
+	}
+	return nil
+}
+
+// hashPassphrase makes a new owner record for p with a fresh salt.
+func hashPassphrase(p string, now time.Time) (store.Owner, error) {
+	salt := make([]byte, argonSaltLen)
+	if _, err := rand.Read(salt); err != nil {
+		return store.Owner{}, fmt.Errorf("owner: salt: %w", err)
+	}
+	return store.Owner{
+		Hash:      argon2.IDKey([]byte(p), salt, argonTime, argonMemory, argonThreads, argonKeyLen),
+		Salt:      salt,
+		TimeCost:  argonTime,
+		MemoryKiB: argonMemory,
+		Threads:   argonThreads,
+		Created:   now,
+		Updated:   now,
+	}, nil
+}
+
+// matches reports whether p is o's passphrase, hashing with o's own
+// parameters.
+func matches(o store.Owner, p string) bool {
+	if len(p) > MaxPassphrase || o.Threads == 0 || len(o.Hash) == 0 {
+		return false
+	}
+	got := argon2.IDKey([]byte(p), o.Salt, o.TimeCost, o.MemoryKiB, o.Threads, uint32(len(o.Hash)))
+	return subtle.ConstantTimeCompare(got, o.Hash) == 1
+}
+
+// ResetPassphrase sets the owner's passphrase to passphrase and ends every
+// owner session. It is the console command `openlolo owner reset-passphrase`
+// (physical access is the proof). On an unclaimed box it claims the box and
+// voids the setup code.
+func ResetPassphrase(ctx context.Context, st *store.Store, passphrase string) error {
+	if err := checkPassphrase(passphrase); err != nil {
+		return err
+	}
+	o, err := hashPassphrase(passphrase, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	err = st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SetOwner(o); err != nil {
+			return err
+		}
+		if err := tx.DeleteSetupCode(); err != nil {
+			return err
+		}
+		if err := tx.DeleteOwnerFailures(kindLogin); err != nil {
+			return err
+		}
+		return tx.DeleteOwnerSessions()
+	})
+	if err != nil {
+		return fmt.Errorf("owner: reset passphrase: %w", err)
+	}
+	return nil
+}
