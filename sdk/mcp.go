@@ -73,7 +73,9 @@ type toolResult struct {
 // reached the box (the connection dropped), as opposed to an answer.
 type errTransport struct{ err error }
 
-func (e *errTransport) Error() string { return "openlolo: connection to the box failed: " + e.err.Error() }
+func (e *errTransport) Error() string {
+	return "openlolo: connection to the box failed: " + e.err.Error()
+}
 func (e *errTransport) Unwrap() error { return e.err }
 
 // httpStatusError is a non-200 answer from /mcp.
