@@ -118,6 +118,9 @@ func (c *Client) rpc(ctx context.Context, token, method string, params any) (jso
 	if err != nil {
 		return nil, &errTransport{err}
 	}
+	if resp.StatusCode == http.StatusAccepted {
+		return nil, nil // a notification was taken
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, &httpStatusError{status: resp.StatusCode, header: resp.Header, body: string(data)}
 	}
