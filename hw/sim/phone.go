@@ -1,0 +1,439 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+var _ phone.Phone = (*Phone)(nil)
+
+// Default screen size in pixels (an iPhone 15's) and the bounds SetSize
+// and New accept.
+const (
+	DefaultWidth  = 1179
+	DefaultHeight = 2556
+	MinSide       = 200
+	MaxSide       = 8192
+)
+
+// Clock is the simulated phone's time source: the status bar shows Now,
+// and gesture timing (a tap is shorter than 300 ms) is measured with it.
+type Clock interface {
+	Now() time.Time
+}
+
+// FixedClock is a [Clock] that always says t: frames are byte-identical
+// for the same inputs, and every contact counts as short.
+type FixedClock time.Time
+
+// Now returns the fixed time.
+func (c FixedClock) Now() time.Time { return time.Time(c) }
+
+// realClock reads the system clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Options configure [New]. The zero value is a valid configuration.
+type Options struct {
+	// Size is the screen in pixels; zero means 1179×2556.
+	Size image.Point
+	// Clock drives the status bar and gesture timing; nil means the
+	// system clock.
+	Clock Clock
+	// RelScale is how many pixels one relative-mouse count moves the
+	// pointer; zero means one point (Size.X/393 pixels).
+	RelScale float64
+}
+
+// Phone is a simulated iPhone. It implements [phone.Phone]; its input
+// methods turn phone inputs into HID reports that its own virtual host
+// decodes (see the package documentation). Methods are safe for
+// concurrent use.
+type Phone struct {
+	drv   driver
+	clock Clock
+	rel   float64
+
+	mu     sync.Mutex // guards everything below
+	ui     *ui
+	funcs  map[hid.Kind]*function
+	paint  *painter
+	epoch  uint64
+	seq    uint64
+	shown  view         // what frame seq shows
+	frame  *phone.Frame // rendered picture of seq; nil until asked
+	subs   map[chan phone.Event]struct{}
+	closed bool
+}
+
+// view is everything that decides the picture: two equal views render
+// identical pixels.
+type view struct {
+	st    state
+	clock string
+	size  image.Point
+}
+
+// driver is the input half of phone.Phone (hw/input's Driver).
+type driver interface {
+	Touch(ctx context.Context, g phone.Gesture) (phone.Report, error)
+	Type(ctx context.Context, text string) (phone.Report, error)
+	Key(ctx context.Context, k phone.Key) (phone.Report, error)
+	Press(ctx context.Context, b phone.Button) (phone.Report, error)
+	ReleaseAll(ctx context.Context) error
+}
+
+// New returns a simulated phone showing its home screen. It fails when
+// opts.Size is out of range or a report descriptor does not parse.
+func New(opts Options) (*Phone, error) {
+	size := opts.Size
+	if size == (image.Point{}) {
+		size = image.Pt(DefaultWidth, DefaultHeight)
+	}
+	if err := checkSize(size); err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	p := &Phone{
+		clock: opts.Clock,
+		rel:   opts.RelScale,
+		ui:    newUI(catalog(), size),
+		funcs: map[hid.Kind]*function{},
+		epoch: 1,
+		subs:  map[chan phone.Event]struct{}{},
+	}
+	if p.clock == nil {
+		p.clock = realClock{}
+	}
+	for _, k := range hid.Kinds() {
+		f, ok := hid.FunctionFor(k)
+		if !ok {
+			return nil, fmt.Errorf("sim: new: hw/hid has no function for %s", k)
+		}
+		fn, err := newFunction(f)
+		if err != nil {
+			return nil, fmt.Errorf("sim: new: %w", err)
+		}
+		p.funcs[k] = fn
+	}
+	paint, err := newPainter()
+	if err != nil {
+		return nil, fmt.Errorf("sim: new: fonts: %w", err)
+	}
+	p.paint = paint
+	p.seq = 1
+	p.shown = p.view()
+	p.drv = newDriver(p, opts)
+	return p, nil
+}
+
+func checkSize(s image.Point) error {
+	if s.X < MinSide || s.Y < MinSide || s.X > MaxSide || s.Y > MaxSide {
+		return fmt.Errorf("screen size %dx%d is out of range: each side must be %d..%d pixels", s.X, s.Y, MinSide, MaxSide)
+	}
+	return nil
+}
+
+// view is the picture's inputs now. Callers hold p.mu.
+func (p *Phone) view() view {
+	v := view{st: p.ui.st, size: p.ui.lay.size}
+	if !v.st.locked {
+		v.clock = p.clock.Now().Format("3:04")
+	}
+	return v
+}
+
+// refresh starts a new frame when the picture changed since the last
+// one, and tells subscribers. Callers hold p.mu.
+func (p *Phone) refresh() {
+	v := p.view()
+	if v == p.shown {
+		return
+	}
+	p.seq++
+	p.shown = v
+	p.frame = nil
+	p.notify(phone.Event{Kind: phone.NewFrame, Seq: p.seq})
+}
+
+// notify sends e to every subscriber that has room. Callers hold p.mu.
+func (p *Phone) notify(e phone.Event) {
+	e.At = p.clock.Now()
+	e.State = p.state()
+	for ch := range p.subs {
+		select {
+		case ch <- e:
+		default:
+		}
+	}
+}
+
+// WriteReport delivers one HID input report of function k to the
+// simulated host, as a write to the gadget's /dev/hidgN would. The host
+// decodes it with k's report descriptor and the phone reacts. It
+// implements hw/input's Writer. Errors wrap [phone.ErrUnavailable] after
+// Close and [phone.ErrInputFailed] for a report the host cannot decode.
+func (p *Phone) WriteReport(ctx context.Context, k hid.Kind, report []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sim: write %s report: %w", k, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("sim: write %s report: the simulated phone is closed: %w", k, phone.ErrUnavailable)
+	}
+	fn, ok := p.funcs[k]
+	if !ok {
+		return fmt.Errorf("sim: write report: the simulated host has no %s function: %w", k, phone.ErrInputFailed)
+	}
+	l := p.ui.lay
+	rel := p.rel
+	if rel <= 0 {
+		rel = l.s
+	}
+	in, err := fn.decode(report, l.size.X, l.size.Y, rel)
+	if err != nil {
+		return fmt.Errorf("%w: %w", phone.ErrInputFailed, err)
+	}
+	now := p.clock.Now()
+	for _, k := range in.keys {
+		p.ui.key(k, in.mods)
+	}
+	for _, u := range in.cons {
+		p.ui.consumer(u)
+	}
+	if in.pointer {
+		p.ui.pointer(in.x, in.y, in.down, now)
+	}
+	p.refresh()
+	return nil
+}
+
+// Info describes the simulated phone.
+func (p *Phone) Info() phone.Info {
+	p.mu.Lock()
+	size := p.ui.lay.size
+	apps := phoneApps(p.ui.apps)
+	p.mu.Unlock()
+	return phone.Info{
+		Backend:    "sim",
+		Platform:   phone.IOS,
+		Model:      "Simulated iPhone",
+		Native:     size,
+		Keyboard:   true,
+		Touch:      true,
+		Screenshot: true,
+		Buttons:    []phone.Button{phone.Home, phone.Lock, phone.VolumeUp, phone.VolumeDown, phone.Mute},
+		Apps:       apps,
+	}
+}
+
+// State reports ready until Close.
+func (p *Phone) State() phone.State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state()
+}
+
+func (p *Phone) state() phone.State {
+	g := phone.Geometry{Width: p.ui.lay.size.X, Height: p.ui.lay.size.Y, Epoch: p.epoch}
+	if p.closed {
+		return phone.State{Code: "closed", Reason: "The simulated phone was closed.", Geometry: g}
+	}
+	return phone.State{Ready: true, Code: "ready", Geometry: g}
+}
+
+// Screenshot returns the current picture. It renders only when the
+// picture changed since the last call; the returned frame's image must not
+// be modified.
+func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sim: screenshot: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("sim: screenshot: the simulated phone is closed: %w", phone.ErrUnavailable)
+	}
+	p.refresh()
+	if p.frame == nil {
+		now := p.clock.Now()
+		img := p.paint.render(p.ui, now)
+		p.frame = &phone.Frame{
+			Image:    img,
+			Seq:      p.seq,
+			Geometry: p.state().Geometry,
+			Captured: now,
+		}
+	}
+	f := *p.frame
+	return &f, nil
+}
+
+// Touch performs g through the pointer function.
+func (p *Phone) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error) {
+	return p.drv.Touch(ctx, g)
+}
+
+// Type types text on the keyboard function.
+func (p *Phone) Type(ctx context.Context, text string) (phone.Report, error) {
+	return p.drv.Type(ctx, text)
+}
+
+// Key presses one named key with modifiers.
+func (p *Phone) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
+	return p.drv.Key(ctx, k)
+}
+
+// Press presses a button: home, lock, volume_up, volume_down or mute.
+func (p *Phone) Press(ctx context.Context, b phone.Button) (phone.Report, error) {
+	if !p.Info().HasButton(b) {
+		return phone.Report{}, fmt.Errorf("sim: press %q: the simulated iPhone has no such button: %w", b, phone.ErrUnsupportedButton)
+	}
+	return p.drv.Press(ctx, b)
+}
+
+// ReleaseAll releases every key, button and contact.
+func (p *Phone) ReleaseAll(ctx context.Context) error {
+	return p.drv.ReleaseAll(ctx)
+}
+
+// Subscribe returns the phone's events: Attached first, then NewFrame when
+// the picture changes and GeometryChanged after SetSize. The channel is
+// closed when ctx ends or the phone closes; a slow reader misses events.
+func (p *Phone) Subscribe(ctx context.Context) <-chan phone.Event {
+	ch := make(chan phone.Event, 32)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		close(ch)
+		return ch
+	}
+	ch <- phone.Event{Kind: phone.Attached, At: p.clock.Now(), State: p.state()}
+	p.subs[ch] = struct{}{}
+	go func() {
+		<-ctx.Done()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if _, ok := p.subs[ch]; ok {
+			delete(p.subs, ch)
+			close(ch)
+		}
+	}()
+	return ch
+}
+
+// Close detaches the phone: later calls fail with phone.ErrUnavailable and
+// subscriptions end. Closing twice is harmless.
+func (p *Phone) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	p.notify(phone.Event{Kind: phone.Detached})
+	for ch := range p.subs {
+		delete(p.subs, ch)
+		close(ch)
+	}
+	return nil
+}
+
+// SetSize changes the screen size, as a rotation or a different model
+// would: the geometry epoch advances, subscribers get GeometryChanged and
+// the next frame has the new size.
+func (p *Phone) SetSize(size image.Point) error {
+	if err := checkSize(size); err != nil {
+		return fmt.Errorf("sim: set size: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("sim: set size: the simulated phone is closed: %w", phone.ErrUnavailable)
+	}
+	if size == p.ui.lay.size {
+		return nil
+	}
+	p.ui.lay = newLayout(size)
+	p.ui.st.scroll = min(p.ui.st.scroll, p.ui.maxScroll())
+	p.ui.cancelContact()
+	p.epoch++
+	p.notify(phone.Event{Kind: phone.GeometryChanged})
+	p.refresh()
+	return nil
+}
+
+// IconCenter returns the centre of the named app's home-screen icon as
+// fractions of the screen (name is matched without regard to case).
+func (p *Phone) IconCenter(name string) (phone.Point, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.ui.lay
+	for i, r := range l.iconRects(p.ui.apps) {
+		if strings.EqualFold(p.ui.apps[i].name, name) {
+			return phone.Point{
+				X: float64(r.Min.X+r.Max.X) / 2 / float64(l.size.X),
+				Y: float64(r.Min.Y+r.Max.Y) / 2 / float64(l.size.Y),
+			}, true
+		}
+	}
+	return phone.Point{}, false
+}
+
+// Screen names what the phone shows: "home", "spotlight", "locked", or an
+// open app's name in lower case ("notes", "settings", "safari", …).
+func (p *Phone) Screen() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ui.st.locked {
+		return screenLocked
+	}
+	return p.ui.st.screen
+}
+
+// NoteText returns the text of the note in Notes.
+func (p *Phone) NoteText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ui.st.note
+}
+
+// Query returns what is typed in Spotlight's search field.
+func (p *Phone) Query() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ui.st.query
+}
+
+// URL returns the page Safari shows ("" before one is loaded).
+func (p *Phone) URL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ui.st.page
+}
+
+// SettingsScroll returns how far the Settings list is scrolled, in pixels,
+// and how far it can scroll.
+func (p *Phone) SettingsScroll() (scroll, max int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ui.st.scroll, p.ui.maxScroll()
+}
+
+// ReportCount returns how many reports of function k the host decoded.
+func (p *Phone) ReportCount(k hid.Kind) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if fn, ok := p.funcs[k]; ok {
+		return fn.count
+	}
+	return 0
+}
