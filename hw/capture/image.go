@@ -1,0 +1,168 @@
+package capture
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+)
+
+// Decode turns a frame into an image at the capture's full size.
+func Decode(f *Frame) (image.Image, error) {
+	switch f.Format.Pixel {
+	case MJPEG:
+		img, err := jpeg.Decode(bytes.NewReader(f.Data))
+		if err != nil {
+			return nil, fmt.Errorf("capture: decode MJPEG frame %d: %w", f.Seq, err)
+		}
+		return img, nil
+	case YUYV:
+		w, h, stride := f.Format.Width, f.Format.Height, f.Format.Stride
+		if stride < w*2 {
+			stride = w * 2
+		}
+		if w <= 0 || h <= 0 || len(f.Data) < stride*(h-1)+w*2 {
+			return nil, fmt.Errorf("capture: YUYV frame %d has %d bytes, want %d for %dx%d", f.Seq, len(f.Data), stride*h, w, h)
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		YUYVToRGBA(dst, f.Data, stride)
+		return dst, nil
+	}
+	return nil, fmt.Errorf("capture: frame %d has pixel format %s, which the box cannot decode", f.Seq, f.Format.Pixel)
+}
+
+// YUYVToRGBA converts packed YUYV 4:2:2 (BT.601, limited range, as
+// capture devices send it) into dst, which sets the size. src holds rows
+// of stride bytes.
+func YUYVToRGBA(dst *image.RGBA, src []byte, stride int) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	for y := 0; y < h; y++ {
+		in := src[y*stride : y*stride+w*2]
+		out := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
+		for x := 0; x+1 < w; x += 2 {
+			i := x * 2
+			y0, u, y1, v := int32(in[i])-16, int32(in[i+1])-128, int32(in[i+2])-16, int32(in[i+3])-128
+			rd := 409*v + 128
+			gd := -100*u - 208*v + 128
+			bd := 516*u + 128
+			c0, c1 := 298*y0, 298*y1
+			o := out[x*4 : x*4+8 : x*4+8]
+			o[0], o[1], o[2], o[3] = clamp((c0+rd)>>8), clamp((c0+gd)>>8), clamp((c0+bd)>>8), 0xff
+			o[4], o[5], o[6], o[7] = clamp((c1+rd)>>8), clamp((c1+gd)>>8), clamp((c1+bd)>>8), 0xff
+		}
+		if w%2 == 1 { // odd width: the last pixel has its own pair
+			x := w - 1
+			i := x * 2
+			c := 298 * (int32(in[i]) - 16)
+			u, v := int32(in[i+1])-128, int32(0)
+			o := out[x*4 : x*4+4]
+			o[0], o[1], o[2], o[3] = clamp((c+409*v+128)>>8), clamp((c-100*u-208*v+128)>>8), clamp((c+516*u+128)>>8), 0xff
+		}
+	}
+}
+
+func clamp(v int32) uint8 {
+	if v < 0 {
+		return 0
+	}
+	if v > 255 {
+		return 255
+	}
+	return uint8(v)
+}
+
+// DarkLevel is the brightest a letterbox bar may be (0..255 luma); capture
+// noise keeps real bars a little above 0.
+const DarkLevel = 32
+
+// ContentRect returns the part of img inside black letterbox or
+// pillarbox bars: the bounds with all-dark rows and columns removed from
+// each edge. An image that is dark everywhere returns an empty rectangle
+// (the phone's screen is off; callers keep the previous geometry).
+func ContentRect(img image.Image) image.Rectangle {
+	b := img.Bounds()
+	luma := lumaFunc(img)
+	rowDark := func(y, x0, x1 int) bool {
+		for x := x0; x < x1; x++ {
+			if luma(x, y) > DarkLevel {
+				return false
+			}
+		}
+		return true
+	}
+	colDark := func(x, y0, y1 int) bool {
+		for y := y0; y < y1; y++ {
+			if luma(x, y) > DarkLevel {
+				return false
+			}
+		}
+		return true
+	}
+	top, bottom := b.Min.Y, b.Max.Y
+	for top < bottom && rowDark(top, b.Min.X, b.Max.X) {
+		top++
+	}
+	if top == bottom {
+		return image.Rectangle{}
+	}
+	for bottom > top && rowDark(bottom-1, b.Min.X, b.Max.X) {
+		bottom--
+	}
+	left, right := b.Min.X, b.Max.X
+	for left < right && colDark(left, top, bottom) {
+		left++
+	}
+	for right > left && colDark(right-1, top, bottom) {
+		right--
+	}
+	return image.Rect(left, top, right, bottom)
+}
+
+// lumaFunc returns a fast luma reader for the image types capture makes.
+func lumaFunc(img image.Image) func(x, y int) int32 {
+	switch m := img.(type) {
+	case *image.RGBA:
+		return func(x, y int) int32 {
+			i := m.PixOffset(x, y)
+			p := m.Pix[i : i+3 : i+3]
+			return (77*int32(p[0]) + 150*int32(p[1]) + 29*int32(p[2])) >> 8
+		}
+	case *image.YCbCr:
+		return func(x, y int) int32 { return int32(m.Y[m.YOffset(x, y)]) }
+	case *image.Gray:
+		return func(x, y int) int32 { return int32(m.Pix[m.PixOffset(x, y)]) }
+	}
+	return func(x, y int) int32 {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return int32((77*r + 150*g + 29*b) >> 16)
+	}
+}
+
+// Tracker turns content rectangles into a geometry epoch: the epoch
+// increases when the rectangle's size changes by more than Slack pixels
+// (rotation, a new resolution), not for a pixel of capture noise. The
+// zero value is ready to use. Not safe for concurrent use.
+type Tracker struct {
+	rect  image.Rectangle
+	epoch uint64
+}
+
+// Slack is how many pixels an edge may move without a new epoch.
+const Slack = 4
+
+// Update records r and returns the current rectangle and epoch. An empty
+// r (a dark screen) keeps the previous rectangle. The first non-empty
+// rectangle starts epoch 1.
+func (t *Tracker) Update(r image.Rectangle) (image.Rectangle, uint64) {
+	if r.Empty() {
+		return t.rect, t.epoch
+	}
+	if t.epoch == 0 || far(r.Min.X, t.rect.Min.X) || far(r.Min.Y, t.rect.Min.Y) ||
+		far(r.Max.X, t.rect.Max.X) || far(r.Max.Y, t.rect.Max.Y) {
+		t.rect = r
+		t.epoch++
+	}
+	return t.rect, t.epoch
+}
+
+func far(a, b int) bool { return a-b > Slack || b-a > Slack }
