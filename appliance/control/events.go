@@ -1,0 +1,290 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// Event kinds openlolo_watch reports.
+const (
+	KindFrame     = "frame"
+	KindControl   = "control"
+	KindPhone     = "phone"
+	KindOperation = "operation"
+	KindAccess    = "access"
+)
+
+// Timings of the event log.
+const (
+	frameCoalesce  = 250 * time.Millisecond // at most one frame event per this
+	keepEvents     = 10000                  // events kept for cursors
+	watchPoll      = 250 * time.Millisecond // grant and lease checks while a watch is held
+	expiringNotice = 15 * time.Minute       // access "expiring" this long before the grant ends
+	releaseTimeout = 2 * time.Second
+	journalTimeout = 10 * time.Second
+	// MaxWatch is the longest a watch may be held.
+	MaxWatch = 60 * time.Second
+)
+
+type outEvent struct {
+	kind, client string
+	at           time.Time
+	data         map[string]any
+}
+
+// events is the ordered writer of the event log and the wake-up for
+// held watches.
+type events struct {
+	out chan outEvent
+
+	mu      sync.Mutex
+	wake    chan struct{} // closed and replaced after each write
+	written int
+}
+
+func (e *events) init() {
+	e.out = make(chan outEvent, 256)
+	e.wake = make(chan struct{})
+}
+
+func (e *events) waiter() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.wake
+}
+
+// publish queues an event for the log; events are written in the order
+// they were published.
+func (s *Service) publish(kind, client string, data map[string]any) {
+	select {
+	case s.ev.out <- outEvent{kind: kind, client: client, at: s.now(), data: data}:
+	case <-s.base.Done():
+	}
+}
+
+func (s *Service) controlEventLocked(what, clientID, name string) {
+	s.publish(KindControl, "", map[string]any{"event": what, "client": name})
+}
+
+func (s *Service) opEvent(c Client, id, tool, state string) {
+	s.publish(KindOperation, c.ID, map[string]any{"operation_id": id, "tool": tool, "state": state})
+}
+
+// writeEvents stores queued events one by one until ctx ends.
+func (s *Service) writeEvents(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-s.ev.out:
+			data, _ := json.Marshal(e.data)
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
+			err := s.st.Update(wctx, func(tx *store.Tx) error {
+				if _, err := tx.InsertEvent(store.Event{At: e.at, Kind: e.kind, ClientID: e.client, Data: string(data)}); err != nil {
+					return err
+				}
+				s.ev.written++
+				if s.ev.written%1000 == 0 {
+					return tx.TrimEvents(keepEvents)
+				}
+				return nil
+			})
+			cancel()
+			if err != nil {
+				s.log.Error("control: write event", "kind", e.kind, "err", err)
+			}
+			s.ev.mu.Lock()
+			close(s.ev.wake)
+			s.ev.wake = make(chan struct{})
+			s.ev.mu.Unlock()
+		}
+	}
+}
+
+// follow turns the phone's events into watch events (frames coalesced)
+// and lapses the lease on time, until ctx ends.
+func (s *Service) follow(ctx context.Context) {
+	go s.writeEvents(ctx)
+	evs := s.ph.Subscribe(ctx)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var lastFrame time.Time
+	var held *phone.Event // a frame event waiting for the coalescing window
+	var timer <-chan time.Time
+	emitFrame := func(e phone.Event) {
+		lastFrame = time.Now()
+		s.publish(KindFrame, "", map[string]any{"seq": e.Seq, "frame_time_ms": msOrZero(e.At)})
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			s.Lease()
+		case <-timer:
+			timer = nil
+			if held != nil {
+				emitFrame(*held)
+				held = nil
+			}
+		case e, ok := <-evs:
+			if !ok {
+				evs = nil
+				continue
+			}
+			switch e.Kind {
+			case phone.NewFrame:
+				if wait := frameCoalesce - time.Since(lastFrame); wait > 0 {
+					if held == nil {
+						timer = time.After(wait)
+					}
+					held = &e
+					continue
+				}
+				emitFrame(e)
+			default:
+				s.publish(KindPhone, "", map[string]any{"event": string(e.Kind), "state": e.State.Code,
+					"width": e.State.Geometry.Width, "height": e.State.Geometry.Height,
+					"geometry_epoch": strconv.FormatUint(e.State.Geometry.Epoch, 10)})
+			}
+		}
+	}
+}
+
+// WatchRequest is openlolo_watch's arguments.
+type WatchRequest struct {
+	Cursor string        // "" for from now
+	Wait   time.Duration // how long to hold when nothing happened
+	Kinds  []string      // empty for all
+}
+
+// WatchResult is what a watch returns: the events in order and the
+// cursor to continue from.
+type WatchResult struct {
+	Events  []map[string]any
+	Cursor  string
+	Revoked bool // the caller's grant was revoked; the watch ended
+}
+
+func cursorString(id int64) string { return "c" + strconv.FormatInt(id, 10) }
+
+// Watch returns the events c may see after req.Cursor, holding up to
+// req.Wait until there is one. Each event reaches a client once per
+// cursor chain; an unknown or trimmed cursor is CURSOR_EXPIRED.
+func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchResult, *Error) {
+	var after int64
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		first, last, err := tx.EventBounds()
+		if err != nil {
+			return err
+		}
+		if req.Cursor == "" {
+			after = last
+			return nil
+		}
+		n, perr := strconv.ParseInt(strings.TrimPrefix(req.Cursor, "c"), 10, 64)
+		switch {
+		case perr != nil || !strings.HasPrefix(req.Cursor, "c") || n < 0 || n > last:
+			return Errorf(CodeCursorExpired, "cursor %q is not one this box gave", req.Cursor)
+		case (first > 0 && n < first-1) || (first == 0 && n < last):
+			return Errorf(CodeCursorExpired, "cursor %q is too old: the events after it were dropped", req.Cursor)
+		}
+		after = n
+		return nil
+	})
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return WatchResult{}, e
+		}
+		return WatchResult{}, Errorf(CodeInternal, "the event log could not be read: %v", err)
+	}
+	deadline := time.NewTimer(min(max(req.Wait, 0), MaxWatch))
+	defer deadline.Stop()
+	poll := time.NewTicker(watchPoll)
+	defer poll.Stop()
+	for {
+		wake := s.ev.waiter()
+		if s.grants != nil && c.GrantID != "" {
+			active, err := s.grants.GrantActive(ctx, c.GrantID)
+			if err == nil && !active {
+				return WatchResult{Cursor: cursorString(after), Revoked: true, Events: []map[string]any{{
+					"kind": KindAccess, "event": "revoked", "time_ms": s.now().UnixMilli()}}}, nil
+			}
+		}
+		s.noticeExpiring(c)
+		s.Lease() // lapses on time, which publishes the event
+		res, err := s.readEvents(ctx, c, after, req.Kinds)
+		if err != nil {
+			return WatchResult{}, Errorf(CodeInternal, "the event log could not be read: %v", err)
+		}
+		if len(res.Events) > 0 {
+			return res, nil
+		}
+		n, _ := strconv.ParseInt(strings.TrimPrefix(res.Cursor, "c"), 10, 64)
+		after = n
+		select {
+		case <-ctx.Done():
+			return res, nil
+		case <-deadline.C:
+			return res, nil
+		case <-wake:
+		case <-poll.C:
+		}
+	}
+}
+
+func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds []string) (WatchResult, error) {
+	const page = 100
+	res := WatchResult{Cursor: cursorString(after)}
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		_, last, err := tx.EventBounds()
+		if err != nil {
+			return err
+		}
+		evs, err := tx.EventsAfter(after, c.ID, page)
+		if err != nil {
+			return err
+		}
+		next := last
+		if len(evs) == page {
+			next = evs[len(evs)-1].ID
+		}
+		for _, e := range evs {
+			if len(kinds) > 0 && !slices.Contains(kinds, e.Kind) {
+				continue
+			}
+			m := map[string]any{}
+			_ = json.Unmarshal([]byte(e.Data), &m)
+			m["kind"] = e.Kind
+			m["time_ms"] = e.At.UnixMilli()
+			m["cursor"] = cursorString(e.ID)
+			res.Events = append(res.Events, m)
+		}
+		res.Cursor = cursorString(max(next, after))
+		return nil
+	})
+	return res, err
+}
+
+// noticeExpiring publishes, once per grant, an access event to c when its
+// grant ends soon.
+func (s *Service) noticeExpiring(c Client) {
+	if c.GrantExpires.IsZero() || c.GrantID == "" || c.GrantExpires.Sub(s.now()) > expiringNotice {
+		return
+	}
+	s.mu.Lock()
+	told := s.expiring[c.GrantID]
+	s.expiring[c.GrantID] = true
+	s.mu.Unlock()
+	if !told {
+		s.publish(KindAccess, c.ID, map[string]any{"event": "expiring", "expires_ms": c.GrantExpires.UnixMilli()})
+	}
+}

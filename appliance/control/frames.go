@@ -1,0 +1,82 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// clientFrame is the latest frame one client was given.
+type clientFrame struct {
+	seq, epoch uint64
+	at         time.Time // when the client got it (service clock)
+}
+
+// Shot is a screenshot as one client received it.
+type Shot struct {
+	Frame *phone.Frame
+	// ID and Epoch are what a touch must name; ID is stable for one
+	// picture within one run of the box.
+	ID, Epoch string
+	// At is when the client received it (service clock).
+	At time.Time
+}
+
+// FrameRef is the frame a touch names.
+type FrameRef struct{ ID, Epoch string }
+
+// Screenshot takes the phone's newest frame and records it as c's latest:
+// from now on c's touches must name it. One client's screenshot never
+// changes another client's frame.
+func (s *Service) Screenshot(ctx context.Context, c Client) (Shot, error) {
+	f, err := s.ph.Screenshot(ctx)
+	if err != nil {
+		return Shot{}, PhoneError(err)
+	}
+	now := s.now()
+	s.mu.Lock()
+	s.frames[c.ID] = clientFrame{seq: f.Seq, epoch: f.Geometry.Epoch, at: now}
+	s.mu.Unlock()
+	return Shot{Frame: f, ID: s.frameID(f.Seq), Epoch: strconv.FormatUint(f.Geometry.Epoch, 10), At: now}, nil
+}
+
+func (s *Service) frameID(seq uint64) string { return fmt.Sprintf("%s-%d", s.boot, seq) }
+
+// checkFrameLocked refuses a touch whose frame is not c's latest, whose
+// geometry changed, or that is older than the frame TTL.
+func (s *Service) checkFrameLocked(c Client, ref FrameRef) *Error {
+	latest, ok := s.frames[c.ID]
+	if !ok {
+		return Errorf(CodeFrameExpired, "take a screenshot first: touches need the frame_id of your own latest screenshot")
+	}
+	seqStr, found := strings.CutPrefix(ref.ID, s.boot+"-")
+	seq, err := strconv.ParseUint(seqStr, 10, 64)
+	if !found || err != nil {
+		return Errorf(CodeFrameExpired, "frame_id %q is not one this box gave you since it started", ref.ID)
+	}
+	if seq != latest.seq {
+		return Errorf(CodeFrameExpired, "frame_id %q is not your latest screenshot; you have taken a newer one", ref.ID)
+	}
+	want := strconv.FormatUint(latest.epoch, 10)
+	if ref.Epoch != want {
+		return Errorf(CodeFrameExpired, "geometry_epoch %q does not match your frame's (%s)", ref.Epoch, want)
+	}
+	if g := s.ph.State().Geometry; g.Epoch != latest.epoch {
+		return Errorf(CodeFrameExpired, "the phone's screen geometry changed since that frame (rotation or size)")
+	}
+	if age := s.now().Sub(latest.at); age > s.lim.FrameTTL {
+		return Errorf(CodeFrameExpired, "the frame is %s old; touches accept frames up to %s old", age.Round(time.Second), s.lim.FrameTTL)
+	}
+	return nil
+}
+
+// CheckFrame reports whether c may touch using ref now.
+func (s *Service) CheckFrame(c Client, ref FrameRef) *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checkFrameLocked(c, ref)
+}

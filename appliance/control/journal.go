@@ -1,0 +1,350 @@
+package control
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// Call is one mutating tool call.
+type Call struct {
+	Client Client
+	Tool   string
+	// OperationID is the client's UUID, or "" for one the box generates.
+	OperationID string
+	// Args is everything that defines the action. Only a keyed
+	// fingerprint of it is stored, never the values (typed text).
+	Args any
+	// Input calls need control (taking it when free), are refused while
+	// paused, and wait in the input queue to run one at a time.
+	Input bool
+	// Frame, for touches, is checked when the call is accepted and again
+	// just before it runs.
+	Frame *FrameRef
+	// Run performs the action and returns the answer's fields. Its ctx
+	// is cancelled by pause or openlolo_cancel.
+	Run func(ctx context.Context) (map[string]any, error)
+}
+
+var (
+	errPaused    = errors.New("input was paused")
+	errCancelled = errors.New("cancelled by openlolo_cancel")
+)
+
+type pending struct {
+	client, fp string
+	tool       string
+	input      bool
+	cancel     context.CancelCauseFunc
+	dispatched bool
+}
+
+func (s *Service) fingerprint(tool string, args any) string {
+	b, err := json.Marshal(args)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", args))
+	}
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(tool))
+	m.Write([]byte{0})
+	m.Write(b)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Do runs call under the rules and journals it: a known operation id with
+// the same client and arguments returns the stored answer without running
+// again; other arguments or another client's id are OPERATION_CONFLICT.
+func (s *Service) Do(ctx context.Context, call Call) Answer {
+	c := call.Client
+	id := call.OperationID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	fp := s.fingerprint(call.Tool, call.Args)
+	refuse := func(e *Error) Answer {
+		return Answer{Status: StatusFailed, OperationID: id, Dispatched: boolp(false), Error: e}
+	}
+	conflict := func() Answer {
+		return refuse(Errorf(CodeOperationConflict, "operation_id %s was already used for another call", id))
+	}
+
+	s.mu.Lock()
+	if p, ok := s.pending[id]; ok {
+		s.mu.Unlock()
+		if p.client != c.ID || p.fp != fp {
+			return conflict()
+		}
+		return Answer{Status: StatusPending, OperationID: id, Dispatched: boolp(p.dispatched),
+			Fields: map[string]any{"tool": p.tool, "state": map[bool]string{false: store.OpQueued, true: store.OpDispatched}[p.dispatched]}}
+	}
+	s.mu.Unlock()
+	var op store.Operation
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		op, err = tx.OperationByID(id)
+		return err
+	})
+	switch {
+	case err == nil:
+		if op.ClientID != c.ID || op.Fingerprint != fp {
+			return conflict()
+		}
+		return replay(op)
+	case !errors.Is(err, store.ErrNotFound):
+		return refuse(Errorf(CodeInternal, "the journal could not be read: %v", err))
+	}
+
+	s.mu.Lock()
+	if _, ok := s.pending[id]; ok { // raced with the same id
+		s.mu.Unlock()
+		return conflict()
+	}
+	if call.Input {
+		var e *Error
+		switch {
+		case s.paused:
+			e = Errorf(CodePaused, "input is paused (by %s); nothing was sent", s.pausedBy)
+		case s.waiting >= s.lim.Queue:
+			e = Errorf(CodeQueueFull, "%d inputs are already waiting; nothing was sent", s.waiting)
+		}
+		if e == nil {
+			e = s.takeLocked(c)
+		}
+		if e == nil && call.Frame != nil {
+			e = s.checkFrameLocked(c, *call.Frame)
+		}
+		if e != nil {
+			s.mu.Unlock()
+			return refuse(e)
+		}
+		s.waiting++
+	}
+	runCtx, cancel := context.WithCancelCause(s.base)
+	p := &pending{client: c.ID, fp: fp, tool: call.Tool, input: call.Input, cancel: cancel}
+	s.pending[id] = p
+	s.mu.Unlock()
+
+	waiting := call.Input
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		if waiting {
+			s.waiting--
+		}
+		s.mu.Unlock()
+		cancel(nil)
+	}()
+
+	now := s.now()
+	op = store.Operation{ID: id, ClientID: c.ID, ClientName: c.Name, Tool: call.Tool, Fingerprint: fp,
+		State: store.OpQueued, Created: now, Updated: now}
+	if err := s.st.Update(ctx, func(tx *store.Tx) error { return tx.InsertOperation(op) }); err != nil {
+		return refuse(Errorf(CodeInternal, "the journal could not record the operation: %v", err))
+	}
+	s.opEvent(c, id, call.Tool, store.OpQueued)
+
+	if call.Input {
+		select {
+		case s.slot <- struct{}{}:
+		case <-runCtx.Done():
+			return s.finish(op, store.OpCancelled, false, stopError(runCtx, false), nil)
+		}
+		defer func() { <-s.slot }()
+		s.mu.Lock()
+		s.waiting--
+		waiting = false
+		var e *Error
+		switch {
+		case runCtx.Err() != nil:
+			e = stopError(runCtx, false)
+		case s.paused:
+			e = Errorf(CodePaused, "input was paused before this one ran; nothing was sent")
+		case call.Frame != nil:
+			e = s.checkFrameLocked(c, *call.Frame)
+		}
+		if e == nil {
+			p.dispatched = true
+		}
+		s.mu.Unlock()
+		if e != nil {
+			state := store.OpFailed
+			if e.Code == CodeCancelled || e.Code == CodePaused {
+				state = store.OpCancelled
+			}
+			return s.finish(op, state, false, e, nil)
+		}
+	} else {
+		s.mu.Lock()
+		p.dispatched = true
+		s.mu.Unlock()
+	}
+	if err := s.setState(op, store.OpDispatched, "", ""); err != nil {
+		s.log.Error("control: journal dispatched", "op", id, "err", err)
+	}
+	s.opEvent(c, id, call.Tool, store.OpDispatched)
+
+	fields, err := call.Run(runCtx)
+	switch {
+	case err == nil:
+		return s.finish(op, store.OpSucceeded, true, nil, fields)
+	case context.Cause(runCtx) != nil && runCtx.Err() != nil:
+		s.releaseAfterFailure()
+		return s.finish(op, store.OpOutcomeUnknown, true, stopError(runCtx, true), nil)
+	case notDispatched(err):
+		return s.finish(op, store.OpFailed, false, PhoneError(err), nil)
+	default:
+		s.releaseAfterFailure()
+		e := PhoneError(err)
+		state := store.OpFailed
+		if e.Code == CodeOutcomeUnknown {
+			state = store.OpOutcomeUnknown
+		}
+		return s.finish(op, state, true, e, nil)
+	}
+}
+
+// stopError explains why runCtx was stopped.
+func stopError(runCtx context.Context, dispatched bool) *Error {
+	cause := context.Cause(runCtx)
+	if dispatched {
+		return Errorf(CodeOutcomeUnknown, "the input was interrupted while being sent (%v); part of it may have reached the phone", cause)
+	}
+	if errors.Is(cause, errPaused) {
+		return Errorf(CodePaused, "input was paused before this one ran; nothing was sent")
+	}
+	if errors.Is(cause, errCancelled) {
+		return Errorf(CodeCancelled, "cancelled before it ran; nothing was sent")
+	}
+	return Errorf(CodeCancelled, "stopped before it ran (%v); nothing was sent", cause)
+}
+
+func (s *Service) releaseAfterFailure() {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.base), releaseTimeout)
+	defer cancel()
+	if err := s.ph.ReleaseAll(ctx); err != nil {
+		s.log.Warn("control: release all after a failed input", "err", err)
+	}
+}
+
+// finish records the final state and the answer and returns the answer.
+func (s *Service) finish(op store.Operation, state string, dispatched bool, e *Error, fields map[string]any) Answer {
+	a := Answer{Status: StatusOK, OperationID: op.ID, Dispatched: boolp(dispatched), Error: e, Fields: fields}
+	if e != nil {
+		a.Status = StatusFailed
+		a.Fields = nil
+	}
+	a.Set("state", state)
+	code := ""
+	if e != nil {
+		code = e.Code
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		s.log.Error("control: encode answer", "op", op.ID, "err", err)
+	}
+	if err := s.setState(op, state, code, string(b)); err != nil {
+		s.log.Error("control: journal final state", "op", op.ID, "err", err)
+	}
+	s.opEvent(Client{ID: op.ClientID}, op.ID, op.Tool, state)
+	return a
+}
+
+func (s *Service) setState(op store.Operation, state, code, answer string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.base), journalTimeout)
+	defer cancel()
+	return s.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.SetOperationState(op.ID, state, code, answer, s.now())
+	})
+}
+
+// replay returns the stored answer of a journaled operation.
+func replay(op store.Operation) Answer {
+	var a Answer
+	if op.Answer != "" && json.Unmarshal([]byte(op.Answer), &a) == nil {
+		a.Set("replayed", true)
+		return a
+	}
+	// Interrupted by a stop of the box: no answer was stored.
+	a = Answer{Status: StatusFailed, OperationID: op.ID}
+	switch op.State {
+	case store.OpOutcomeUnknown:
+		a.Dispatched = boolp(true)
+		a.Error = Errorf(CodeOutcomeUnknown, "the box stopped while this input was being sent; part of it may have reached the phone")
+	case store.OpCancelled:
+		a.Dispatched = boolp(false)
+		a.Error = Errorf(CodeCancelled, "the box stopped before this input ran; nothing was sent")
+	default:
+		a.Status = StatusPending
+		a.Dispatched = boolp(op.State == store.OpDispatched)
+	}
+	a.Set("state", op.State)
+	a.Set("replayed", true)
+	return a
+}
+
+// OperationStatus returns c's operation id, or OPERATION_NOT_FOUND when
+// there is none or it belongs to another client.
+func (s *Service) OperationStatus(ctx context.Context, c Client, id string) (store.Operation, *Error) {
+	var op store.Operation
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		op, err = tx.OperationByID(id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) || (err == nil && op.ClientID != c.ID) {
+		return store.Operation{}, Errorf(CodeOperationNotFound, "no operation %s of yours is known", id)
+	}
+	if err != nil {
+		return store.Operation{}, Errorf(CodeInternal, "the journal could not be read: %v", err)
+	}
+	return op, nil
+}
+
+// cancelOp stops c's queued or running operation target.
+func (s *Service) cancelOp(ctx context.Context, c Client, target string) (map[string]any, error) {
+	op, e := s.OperationStatus(ctx, c, target)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	p, ok := s.pending[target]
+	if ok {
+		p.cancel(errCancelled)
+	}
+	s.mu.Unlock()
+	return map[string]any{"target": target, "was": op.State, "stopped": ok}, nil
+}
+
+// Recent returns up to n journaled operations, newest first (for the box
+// page's Activity).
+func (s *Service) Recent(ctx context.Context, n int) ([]store.Operation, error) {
+	var ops []store.Operation
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		ops, err = tx.RecentOperations(n)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("control: recent: %w", err)
+	}
+	return ops, nil
+}
+
+// ControlCommand is openlolo_control: acquire, renew, release or resume.
+func (s *Service) ControlCommand(ctx context.Context, c Client, command string) (map[string]any, error) {
+	return s.controlCommand(ctx, c, command)
+}
+
+// Cancel is openlolo_cancel's action: stop c's queued or running
+// operation target.
+func (s *Service) Cancel(ctx context.Context, c Client, target string) (map[string]any, error) {
+	return s.cancelOp(ctx, c, target)
+}

@@ -1,0 +1,178 @@
+package control
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// Defaults for Limits fields left zero.
+const (
+	DefaultCallsPerMinute = 120
+	DefaultQueue          = 16
+	DefaultLease          = 90 * time.Second
+	DefaultFrameTTL       = 120 * time.Second
+)
+
+// Limits are the numbers the rules use. Zero fields take the defaults.
+type Limits struct {
+	// CallsPerMinute is the sliding-window tool-call limit per client;
+	// negative turns the limit off (benchmarks).
+	CallsPerMinute int
+	// Queue is how many inputs may wait behind the running one.
+	Queue int
+	// Lease is how long control lasts without a control call.
+	Lease time.Duration
+	// FrameTTL is how old a frame a touch may name.
+	FrameTTL time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.CallsPerMinute == 0 {
+		l.CallsPerMinute = DefaultCallsPerMinute
+	}
+	if l.Queue <= 0 {
+		l.Queue = DefaultQueue
+	}
+	if l.Lease <= 0 {
+		l.Lease = DefaultLease
+	}
+	if l.FrameTTL <= 0 {
+		l.FrameTTL = DefaultFrameTTL
+	}
+	return l
+}
+
+// Grants tells whether a grant is still active (the oauth server does);
+// watch uses it to end a held watch soon after the owner revokes access.
+type Grants interface {
+	GrantActive(ctx context.Context, grantID string) (bool, error)
+}
+
+// Config configures a Service.
+type Config struct {
+	Store *store.Store
+	Phone phone.Phone
+	// Now is the clock (nil: time.Now). Leases, frames, rate windows and
+	// the journal use it.
+	Now    func() time.Time
+	Logger *slog.Logger
+	Limits Limits
+	// Grants, when set, lets a held watch notice a revoked grant.
+	Grants Grants
+}
+
+// Client is who calls: the OAuth client and its grant.
+type Client struct {
+	ID, Name, GrantID string
+	// GrantExpires is when the grant ends (zero: until removed).
+	GrantExpires time.Time
+}
+
+// Service applies the rules. It is safe for concurrent use.
+type Service struct {
+	st     *store.Store
+	ph     phone.Phone
+	now    func() time.Time
+	log    *slog.Logger
+	lim    Limits
+	grants Grants
+	base   context.Context // lives as long as New's ctx
+	key    []byte          // fingerprint key
+	boot   string          // frame id prefix, new at every start
+
+	slot chan struct{} // one input runs at a time
+
+	mu       sync.Mutex
+	lease    lease
+	paused   bool
+	pausedBy string
+	waiting  int
+	pending  map[string]*pending // queued or running operations by id
+	frames   map[string]clientFrame
+	windows  map[string]*window
+	expiring map[string]bool // grants told they are expiring
+
+	ev events
+}
+
+// New starts a Service: it marks operations that were dispatched when the
+// box last stopped as outcome_unknown, loads (or creates) the journal's
+// fingerprint key, releases everything the phone may hold and follows the
+// phone's events until ctx ends.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Phone == nil {
+		return nil, errors.New("control: new: Store and Phone are required")
+	}
+	s := &Service{
+		st: cfg.Store, ph: cfg.Phone, now: cfg.Now, log: cfg.Logger,
+		lim: cfg.Limits.withDefaults(), grants: cfg.Grants, base: ctx,
+		slot:     make(chan struct{}, 1),
+		pending:  map[string]*pending{},
+		frames:   map[string]clientFrame{},
+		windows:  map[string]*window{},
+		expiring: map[string]bool{},
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("control: new: %w", err)
+	}
+	s.boot = hex.EncodeToString(b[:])
+	s.ev.init()
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		n, err := tx.InterruptOperations(s.now())
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			s.log.Warn("control: operations interrupted by the last stop", "count", n)
+		}
+		k, err := tx.Setting(keySetting)
+		if errors.Is(err, store.ErrNotFound) {
+			var raw [32]byte
+			if _, err := rand.Read(raw[:]); err != nil {
+				return fmt.Errorf("control: journal key: %w", err)
+			}
+			k = hex.EncodeToString(raw[:])
+			err = tx.SetSetting(keySetting, k)
+		}
+		if err != nil {
+			return err
+		}
+		s.key, err = hex.DecodeString(k)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("control: new: %w", err)
+	}
+	if err := s.ph.ReleaseAll(ctx); err != nil {
+		s.log.Warn("control: release all at start", "err", err)
+	}
+	go s.follow(ctx)
+	return s, nil
+}
+
+const keySetting = "control.journal_key"
+
+// Now is the Service's clock.
+func (s *Service) Now() time.Time { return s.now() }
+
+// Limits returns the limits in force.
+func (s *Service) Limits() Limits { return s.lim }
+
+// Phone is the phone the service drives.
+func (s *Service) Phone() phone.Phone { return s.ph }
