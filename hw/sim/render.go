@@ -342,13 +342,20 @@ func (p *painter) safari(u *ui) {
 		p.roundRect(fx0, fy0, fx1, fy1, l.pxf(12), alpha(blue, 0.06))
 		tx := fx0 + l.pxf(14)
 		t := p.ellipsize(st.url, false, size, fx1-fx0-l.pxf(40))
-		if t == "" {
+		tw := p.width(t, false, size)
+		switch {
+		case t == "":
 			p.text("Search or enter website name", false, size, tx, cy+l.pxf(6), secondary)
-		} else {
+		case st.selAll:
+			p.fill(image.Rect(int(tx), int(cy-l.pxf(12)), int(tx+tw), int(cy+l.pxf(12))), alpha(blue, 0.25))
+			p.text(t, false, size, tx, cy+l.pxf(6), label)
+		default:
 			p.text(t, false, size, tx, cy+l.pxf(6), label)
 		}
-		cx := tx + p.width(t, false, size) + l.pxf(1)
-		p.fill(image.Rect(int(cx), int(cy-l.pxf(11)), int(cx+l.pxf(2)), int(cy+l.pxf(11))), blue)
+		if !st.selAll {
+			cx := tx + tw + l.pxf(1)
+			p.fill(image.Rect(int(cx), int(cy-l.pxf(11)), int(cx+l.pxf(2)), int(cy+l.pxf(11))), blue)
+		}
 	} else {
 		p.roundRect(fx0, fy0, fx1, fy1, l.pxf(12), fieldGray)
 		host := "Search or enter website name"

@@ -58,6 +58,7 @@ type state struct {
 	url     string // Safari's address field while editing
 	page    string // Safari's loaded URL
 	editing bool   // Safari's address field has focus
+	selAll  bool   // the address field's text is selected: typing replaces it
 	volume  int    // 0..maxVol
 	muted   bool
 	hud     bool // the volume HUD is showing
@@ -99,26 +100,34 @@ func (u *ui) wake() bool {
 	return true
 }
 
-func (u *ui) goHome() {
-	u.st.screen = screenHome
+func (u *ui) goHome() { u.show(screenHome) }
+
+func (u *ui) spotlight() { u.show(screenSpotlight) }
+
+// show switches to screen, dropping Spotlight's query and the address
+// field's focus.
+func (u *ui) show(screen string) {
+	u.st.screen = screen
 	u.st.query = ""
 	u.st.editing = false
+	u.st.selAll = false
 }
 
-func (u *ui) spotlight() {
-	u.st.screen = screenSpotlight
-	u.st.query = ""
-	u.st.editing = false
-}
-
+// open shows app a. Safari without a page opens with the address field
+// focused, ready for a URL.
 func (u *ui) open(a app) {
-	u.st.screen = appKey(a)
-	u.st.query = ""
-	u.st.editing = false
+	u.show(appKey(a))
 	if a.name == "Safari" && u.st.page == "" {
-		u.st.editing = true
-		u.st.url = ""
+		u.focusAddress()
 	}
+}
+
+// focusAddress gives Safari's address field the focus with the page's URL
+// selected, as a tap on it or cmd+L does.
+func (u *ui) focusAddress() {
+	u.st.editing = true
+	u.st.url = u.st.page
+	u.st.selAll = u.st.page != ""
 }
 
 // pointer takes one pointer report: the position in pixels and whether
@@ -176,11 +185,11 @@ func (u *ui) tap(x, y float64) {
 	case u.st.screen == "safari":
 		if pt.In(u.lay.fieldRect()) {
 			if !u.st.editing {
-				u.st.editing = true
-				u.st.url = u.st.page
+				u.focusAddress()
 			}
 		} else {
 			u.st.editing = false
+			u.st.selAll = false
 		}
 	}
 }
@@ -220,8 +229,7 @@ func (u *ui) key(usage uint8, mods uint8) {
 			u.goHome()
 		case keyL:
 			if u.st.screen == "safari" {
-				u.st.editing = true
-				u.st.url = u.st.page
+				u.focusAddress()
 			}
 		}
 		return
@@ -254,6 +262,10 @@ func (u *ui) key(usage uint8, mods uint8) {
 			u.st.note += "\n"
 		}
 	case u.st.screen == "safari" && u.st.editing:
+		if u.st.selAll && (printable || usage == keyBackspace) {
+			u.st.url = ""
+		}
+		u.st.selAll = false
 		switch {
 		case printable:
 			u.st.url += string(r)
