@@ -1,0 +1,214 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// Pending is a device authorization request waiting for the owner.
+type Pending struct {
+	Handle     string
+	ClientID   string
+	ClientName string
+	UserCode   string // XXXX-XXXX
+	Scopes     []string
+	Entry      string
+	Created    time.Time
+	Expires    time.Time
+}
+
+// Client is an approved client: one line of Access.
+type Client struct {
+	ClientID string
+	Name     string
+	Scopes   []string
+	Entry    string
+	Life     Life
+	Created  time.Time // when the grant was approved
+	LastUsed time.Time // zero: never used
+	Expires  time.Time // zero: until removed
+	GrantID  string
+}
+
+// PendingRequests returns the device requests waiting for the owner, oldest
+// first, from every entry.
+func (s *Server) PendingRequests(ctx context.Context) ([]Pending, error) {
+	now := s.nowUTC()
+	var out []Pending
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		reqs, err := tx.PendingDeviceRequests(now)
+		if err != nil {
+			return err
+		}
+		for _, d := range reqs {
+			p, err := pendingOf(tx, d)
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: pending requests: %w", err)
+	}
+	return out, nil
+}
+
+func pendingOf(tx *store.Tx, d store.DeviceRequest) (Pending, error) {
+	c, err := tx.OAuthClient(d.ClientID)
+	if err != nil {
+		return Pending{}, err
+	}
+	return Pending{Handle: d.Handle, ClientID: d.ClientID, ClientName: c.Name, UserCode: formatUserCode(d.UserCode),
+		Scopes: d.Scopes, Entry: d.Entry, Created: d.Created, Expires: d.Expires}, nil
+}
+
+// Pending returns the pending request named handle, or ErrNoRequest when it
+// is unknown, decided, replaced or expired.
+func (s *Server) Pending(ctx context.Context, handle string) (Pending, error) {
+	now := s.nowUTC()
+	var p Pending
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		d, err := tx.DeviceRequestByHandle(handle)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (d.Status != "pending" || !now.Before(d.Expires))) {
+			return ErrNoRequest
+		}
+		if err != nil {
+			return err
+		}
+		p, err = pendingOf(tx, d)
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrNoRequest) {
+		return Pending{}, fmt.Errorf("oauth: pending %q: %w", handle, err)
+	}
+	return p, err
+}
+
+// Approve grants the pending request named handle for life. A client that
+// is approved again keeps one Access entry: its earlier grants are revoked.
+func (s *Server) Approve(ctx context.Context, handle string, life Life) error {
+	if !life.valid() {
+		return ErrBadLife
+	}
+	now := s.nowUTC()
+	var d store.DeviceRequest
+	g := store.OAuthGrant{GrantID: newID(), Life: string(life), Created: now, Expires: life.expiry(now)}
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		d, err = tx.DeviceRequestByHandle(handle)
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNoRequest
+		}
+		if err != nil {
+			return err
+		}
+		g.ClientID, g.Scopes, g.Entry = d.ClientID, d.Scopes, d.Entry
+		if err := tx.InsertGrant(g); err != nil {
+			return err
+		}
+		if err := tx.DecideDeviceRequest(handle, "approved", g.GrantID, now); errors.Is(err, store.ErrNotFound) {
+			return ErrNoRequest
+		} else if err != nil {
+			return err
+		}
+		_, err = tx.RevokeClientGrants(d.ClientID, g.GrantID, now)
+		return err
+	})
+	if errors.Is(err, ErrNoRequest) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("oauth: approve %q: %w", handle, err)
+	}
+	s.log.Info("oauth: owner approved device request", "handle", handle, "client_id", d.ClientID,
+		"grant_id", g.GrantID, "life", life, "scopes", d.Scopes)
+	return nil
+}
+
+// Deny refuses the pending request named handle; the client's next poll
+// gets access_denied.
+func (s *Server) Deny(ctx context.Context, handle string) error {
+	now := s.nowUTC()
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.DecideDeviceRequest(handle, "denied", "", now)
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNoRequest
+	}
+	if err != nil {
+		return fmt.Errorf("oauth: deny %q: %w", handle, err)
+	}
+	s.log.Info("oauth: owner denied device request", "handle", handle)
+	return nil
+}
+
+// Clients returns the approved clients with an active grant, from every
+// entry, oldest grant first.
+func (s *Server) Clients(ctx context.Context) ([]Client, error) {
+	now := s.nowUTC()
+	var out []Client
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		grants, clients, err := tx.ActiveGrants(now)
+		for i, g := range grants {
+			out = append(out, Client{ClientID: g.ClientID, Name: clients[i].Name, Scopes: g.Scopes, Entry: g.Entry,
+				Life: Life(g.Life), Created: g.Created, LastUsed: g.LastUsed, Expires: g.Expires, GrantID: g.GrantID})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: clients: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeClient revokes every grant of clientID (its tokens stop working on
+// the next request) and drops its pending requests.
+func (s *Server) RevokeClient(ctx context.Context, clientID string) error {
+	now := s.nowUTC()
+	var n int64
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		if _, err := tx.OAuthClient(clientID); errors.Is(err, store.ErrNotFound) {
+			return ErrNoClient
+		} else if err != nil {
+			return err
+		}
+		var err error
+		if n, err = tx.RevokeClientGrants(clientID, "", now); err != nil {
+			return err
+		}
+		return tx.ReplacePendingDeviceRequests(clientID)
+	})
+	if errors.Is(err, ErrNoClient) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("oauth: revoke client %q: %w", clientID, err)
+	}
+	s.log.Info("oauth: owner revoked client", "client_id", clientID, "grants", n)
+	return nil
+}
+
+// GrantActive reports whether grantID is neither revoked nor expired; an
+// unknown grant is not active.
+func (s *Server) GrantActive(ctx context.Context, grantID string) (bool, error) {
+	now := s.nowUTC()
+	var active bool
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.GrantByID(grantID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		active = err == nil && g.Active(now)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("oauth: grant active: %w", err)
+	}
+	return active, nil
+}

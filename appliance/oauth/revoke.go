@@ -1,0 +1,57 @@
+package oauth
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// serveRevoke is RFC 7009: revoking an access or a refresh token revokes
+// its whole grant. Unknown tokens are answered 200 as well (§2.2), so the
+// answer tells nothing about a token.
+func (s *Server) serveRevoke(w http.ResponseWriter, r *http.Request) {
+	form, oe := readForm(w, r)
+	if oe != nil {
+		s.writeError(w, r, oe)
+		return
+	}
+	tok := form.Get("token")
+	if tok == "" {
+		s.writeError(w, r, errInvalidRequest("token is missing; send the access or refresh token to revoke"))
+		return
+	}
+	if h := form.Get("token_type_hint"); h != "" && h != "access_token" && h != "refresh_token" {
+		s.writeError(w, r, errBadRequest("unsupported_token_type", "token_type_hint must be access_token or refresh_token"))
+		return
+	}
+	now := s.nowUTC()
+	var grantID string
+	err := s.st.Update(r.Context(), func(tx *store.Tx) error {
+		k, err := tx.TokenByHash(hashSecret(tok))
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		g, err := tx.GrantByID(k.GrantID)
+		if err != nil {
+			return err
+		}
+		if g.Entry != s.entry {
+			return nil // another entry's token: unknown here
+		}
+		grantID = g.GrantID
+		return tx.RevokeGrant(g.GrantID, now)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if grantID != "" {
+		s.log.Info("oauth: grant revoked by its client (RFC 7009)", "grant_id", grantID)
+	}
+	noStore(w)
+	w.WriteHeader(http.StatusOK)
+}
