@@ -1,0 +1,47 @@
+# openlolo: helpers shared by the init scripts (sourced, not run).
+
+# say MESSAGE: to the console and, once syslogd runs, to the log on /data
+say() {
+  echo "openlolo: $*" > /dev/console
+  logger -t openlolo "$*" 2>/dev/null
+}
+
+# cmdline_has WORD: true when WORD is on the kernel command line
+cmdline_has() {
+  case " $(cat /proc/cmdline) " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+
+# cmdline_arg NAME: the value of NAME=value on the kernel command line
+cmdline_arg() {
+  echo " $(cat /proc/cmdline)" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"
+}
+
+# coldplug: load the module every present device asks for (by modalias)
+coldplug() {
+  for a in $(cat $(find /sys/devices -name modalias 2>/dev/null) 2>/dev/null | sort -u); do
+    modprobe -q "$a" 2>/dev/null
+  done
+}
+
+# board_serial: the board serial number from the device tree or /proc/cpuinfo, or nothing
+board_serial() {
+  s=
+  [ -r /proc/device-tree/serial-number ] && s=$(tr -d '\0' < /proc/device-tree/serial-number)
+  [ -n "$s" ] || s=$(sed -n 's/^Serial[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo)
+  echo "$s" | tr 'A-F' 'a-f' | tr -cd '0-9a-f'
+}
+
+# box_id: 4 hex digits naming the box: the end of the board serial, else a
+# random id made once and kept in /data/box-id
+box_id() {
+  s=$(board_serial)
+  s=${s#"${s%????}"}
+  case "$s" in
+  ????) [ "$s" != 0000 ] && { echo "$s"; return; } ;;
+  esac
+  if [ ! -s /data/box-id ]; then
+    hexdump -n 2 -e '1/2 "%04x"' /dev/urandom > /data/box-id.new && mv /data/box-id.new /data/box-id
+  fi
+  cat /data/box-id
+}
