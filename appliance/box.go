@@ -1,0 +1,400 @@
+package appliance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
+	boxtls "github.com/openlolo/openlolo/tls"
+)
+
+// Config is what a box is made of. StateDir and Phone are required; the
+// zero value of every other field is documented. Fields are read by New
+// only.
+type Config struct {
+	// StateDir holds the database, the certificate and the box id. It is
+	// created with mode 0700 if missing (and tightened to 0700 if looser).
+	StateDir string
+	// Name is the box name (a DNS label); "" means [DefaultName].
+	Name string
+	// Version is reported by /healthz and the box page; "" means "dev".
+	Version string
+	// Phone is the attached phone. The box uses it but does not close it.
+	Phone phone.Phone
+	// LANAddr is the HTTPS address; "" means ":443".
+	LANAddr string
+	// HTTPAddr, when set, is a plain-HTTP address that only redirects to
+	// HTTPS.
+	HTTPAddr string
+	// RotateCert makes a new LAN certificate instead of reusing the stored
+	// one.
+	RotateCert bool
+	// SetupCodeFile, when set, also receives the owner setup code until
+	// the box is claimed (the SD image's boot partition).
+	SetupCodeFile string
+	// CPUInfo is the path of the board's cpuinfo, for the default name;
+	// "" means /proc/cpuinfo.
+	CPUInfo string
+	// ShutdownTimeout bounds how long Run waits for in-flight requests
+	// when its context ends; 0 means 10 seconds.
+	ShutdownTimeout time.Duration
+	// Logger receives the box's logs; nil discards them.
+	Logger *slog.Logger
+	// Out receives the lines a person starting the box reads (URL,
+	// fingerprint, pin, setup code); nil discards them.
+	Out io.Writer
+}
+
+// Box is a running (or ready to run) openlolo box.
+type Box struct {
+	cfg   Config
+	name  string
+	log   *slog.Logger
+	cert  *boxtls.Cert
+	store *store.Store
+	mux   *http.ServeMux
+	lan   *entry.Server
+	redir *entry.Server // nil without Config.HTTPAddr
+	owner *owner.Pages
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New prepares a box: state directory, name, certificate, database, the
+// services and both listeners. Nothing is served until [Box.Run].
+func New(ctx context.Context, cfg Config) (_ *Box, err error) {
+	if cfg.StateDir == "" {
+		return nil, errors.New("appliance: no state directory: pass --state DIR")
+	}
+	if cfg.Phone == nil {
+		return nil, errors.New("appliance: no phone backend")
+	}
+	if cfg.LANAddr == "" {
+		cfg.LANAddr = ":443"
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	if cfg.CPUInfo == "" {
+		cfg.CPUInfo = "/proc/cpuinfo"
+	}
+	b := &Box{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	if err := makeStateDir(cfg.StateDir); err != nil {
+		return nil, err
+	}
+	if b.name, err = boxName(cfg); err != nil {
+		return nil, err
+	}
+	b.cert, err = boxtls.Load(boxtls.Options{Dir: cfg.StateDir, Name: b.name, Rotate: cfg.RotateCert})
+	if err != nil {
+		return nil, err
+	}
+	if b.cert.Created {
+		b.log.Info("made a new LAN certificate", "fingerprint", b.cert.Fingerprint(), "rotated", cfg.RotateCert)
+	}
+	if b.store, err = store.Open(ctx, cfg.StateDir); err != nil {
+		return nil, err
+	}
+	if err := b.routes(); err != nil {
+		return nil, err
+	}
+	if err := b.listen(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func makeStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("appliance: create state directory: %w", err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("appliance: state directory: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("appliance: state directory %s is not a directory", dir)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		// The directory holds the TLS key and the database.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("appliance: state directory: %w", err)
+		}
+	}
+	return nil
+}
+
+func boxName(cfg Config) (string, error) {
+	if cfg.Name != "" {
+		return cfg.Name, CheckName(cfg.Name)
+	}
+	cpuinfo, err := os.ReadFile(cfg.CPUInfo)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("appliance: read %s: %w", cfg.CPUInfo, err)
+	}
+	return DefaultName(cfg.StateDir, cpuinfo)
+}
+
+// routes makes the services and registers them on the box's mux.
+func (b *Box) routes() error {
+	var err error
+	b.owner, err = owner.New(owner.Config{
+		Store:         b.store,
+		Phone:         b.cfg.Phone,
+		Info:          b.Info,
+		SetupCodeFile: b.cfg.SetupCodeFile,
+		Logger:        b.log.With("service", "owner"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	b.mux.HandleFunc("GET /healthz", b.healthz)
+	return nil
+}
+
+// Info describes the box for the box page.
+func (b *Box) Info() owner.BoxInfo {
+	return owner.BoxInfo{
+		Name:             b.name,
+		Version:          b.cfg.Version,
+		Fingerprint:      b.cert.Fingerprint(),
+		FingerprintColon: b.cert.FingerprintColon(),
+		SPKIPin:          b.cert.SPKIPin(),
+		Backend:          b.cfg.Phone.Info().Backend,
+	}
+}
+
+func (b *Box) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(struct {
+		Status  string `json:"status"`
+		Version string `json:"version"`
+	}{"ok", b.cfg.Version})
+}
+
+// hosts are the names the LAN entry answers to.
+func (b *Box) hosts() entry.Hosts {
+	names := append([]string{b.name + ".local", b.name}, b.cert.Leaf.DNSNames...)
+	return entry.Hosts{Names: names, Any: entry.IsLoopback(b.cfg.LANAddr)}
+}
+
+// Body limits: MCP requests are small JSON; forms and the rest are smaller
+// than a megabyte.
+const (
+	mcpBodyLimit  = 64 << 10
+	bodyLimitRest = 1 << 20
+)
+
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit := int64(bodyLimitRest)
+		if r.URL.Path == "/mcp" {
+			limit = mcpBodyLimit
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (b *Box) listen() error {
+	hosts := b.hosts()
+	var err error
+	b.lan, err = entry.Listen(entry.Config{
+		Addr:    b.cfg.LANAddr,
+		TLS:     b.cert.ServerConfig(),
+		Handler: entry.SecurityHeaders(entry.HostCheck(hosts, limitBody(b.mux))),
+		Logger:  b.log.With("entry", "lan"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	if b.cfg.HTTPAddr == "" {
+		return nil
+	}
+	_, port, _ := net.SplitHostPort(b.lan.Addr().String())
+	hosts.Any = hosts.Any && entry.IsLoopback(b.cfg.HTTPAddr)
+	b.redir, err = entry.Listen(entry.Config{
+		Addr:    b.cfg.HTTPAddr,
+		Handler: entry.SecurityHeaders(entry.Redirect(hosts, port)),
+		Logger:  b.log.With("entry", "http"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	return nil
+}
+
+// Name is the box name.
+func (b *Box) Name() string { return b.name }
+
+// Cert is the LAN certificate the box presents.
+func (b *Box) Cert() *boxtls.Cert { return b.cert }
+
+// Addr is the LAN entry's bound address.
+func (b *Box) Addr() net.Addr { return b.lan.Addr() }
+
+// HTTPAddr is the redirect entry's bound address, or nil without one.
+func (b *Box) HTTPAddr() net.Addr {
+	if b.redir == nil {
+		return nil
+	}
+	return b.redir.Addr()
+}
+
+// LANURL is where a person on the LAN opens the box: the bound IP when the
+// box listens on one address, else https://<name>.local; the port is left
+// out when it is 443.
+func (b *Box) LANURL() string {
+	bound := b.lan.Addr().(*net.TCPAddr)
+	host := b.name + ".local"
+	if cfgHost, _, err := net.SplitHostPort(b.cfg.LANAddr); err == nil && cfgHost != "" {
+		if ip := net.ParseIP(cfgHost); ip == nil || !ip.IsUnspecified() {
+			host = bound.IP.String()
+		}
+	}
+	if bound.Port == 443 {
+		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+			host = "[" + host + "]"
+		}
+		return "https://" + host + "/"
+	}
+	return "https://" + net.JoinHostPort(host, strconv.Itoa(bound.Port)) + "/"
+}
+
+// Run prints where to find the box, serves until ctx ends, then shuts
+// down: in-flight requests get up to Config.ShutdownTimeout to finish, and
+// the store closes. It returns nil after a shutdown that ctx asked for.
+func (b *Box) Run(ctx context.Context) error {
+	defer b.Close()
+	if err := b.announce(ctx); err != nil {
+		return err
+	}
+	servers := []*entry.Server{b.lan}
+	if b.redir != nil {
+		servers = append(servers, b.redir)
+	}
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { errc <- s.Serve() }()
+	}
+	b.log.Info("box is up", "name", b.name, "url", b.LANURL(), "lan", b.lan.Addr().String(), "http", b.cfg.HTTPAddr, "version", b.cfg.Version)
+
+	var runErr error
+	running := len(servers)
+	select {
+	case <-ctx.Done():
+		b.log.Info("shutting down", "cause", context.Cause(ctx))
+	case runErr = <-errc:
+		running--
+		if runErr == nil {
+			runErr = errors.New("appliance: an entry stopped serving")
+		}
+		b.log.Error("entry failed", "err", runErr)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.ShutdownTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Go(func() {
+			if err := s.Shutdown(sctx); err != nil {
+				b.log.Warn("shutdown cut requests short", "err", err)
+			}
+		})
+	}
+	wg.Wait()
+	for ; running > 0; running-- {
+		if err := <-errc; err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if err := b.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	b.log.Info("stopped")
+	return runErr
+}
+
+// announce prints the lines a person needs, in this order: the LAN URL,
+// the certificate fingerprint, the SPKI pin and the setup code.
+func (b *Box) announce(ctx context.Context) error {
+	out := b.cfg.Out
+	if out == nil {
+		out = io.Discard
+	}
+	setup, err := b.setupLine(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "LAN URL:      %s\nFingerprint:  %s\nSPKI pin:     %s\nSetup code:   %s\n",
+		b.LANURL(), b.cert.Fingerprint(), b.cert.SPKIPin(), setup)
+	if err != nil {
+		return fmt.Errorf("appliance: print start-up lines: %w", err)
+	}
+	return nil
+}
+
+// setupLine is the owner setup code, or what to say instead once the box
+// is claimed.
+func (b *Box) setupLine(ctx context.Context) (string, error) {
+	code, claimed, err := b.owner.SetupCode(ctx)
+	if err != nil {
+		return "", fmt.Errorf("appliance: %w", err)
+	}
+	if claimed {
+		return "none (the box is claimed; the owner logs in with the passphrase)", nil
+	}
+	return code, nil
+}
+
+// Close releases everything New acquired: listeners and the store. Run
+// calls it; call it yourself only for a box that never ran. It is safe to
+// call more than once.
+func (b *Box) Close() error {
+	b.closeOnce.Do(func() {
+		var errs []error
+		for _, s := range []*entry.Server{b.lan, b.redir} {
+			if s != nil {
+				if err := s.Close(); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+		if b.store != nil {
+			if err := b.store.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("appliance: close store: %w", err))
+			}
+		}
+		b.closeErr = errors.Join(errs...)
+	})
+	return b.closeErr
+}
+
+// StateDir is the box's state directory.
+func (b *Box) StateDir() string { return b.cfg.StateDir }
