@@ -117,6 +117,25 @@ func Load(o Options) (*Cert, error) {
 	return c, nil
 }
 
+// Read returns the pair stored in dir without ever making one: for tools
+// that show the box's pins. A missing pair is an error that says how to
+// make one.
+func Read(dir string) (*Cert, error) {
+	keyPath, certPath := filepath.Join(dir, KeyFile), filepath.Join(dir, CertFile)
+	certPEM, err := os.ReadFile(certPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("boxtls: no certificate in %s yet: start the box once with openlolo serve --state %s", dir, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("boxtls: read: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyPath)
+	if err != nil {
+		return nil, fmt.Errorf("boxtls: read: %w", err)
+	}
+	return parsePair(certPEM, keyPEM, certPath, keyPath)
+}
+
 func parsePair(certPEM, keyPEM []byte, certPath, keyPath string) (*Cert, error) {
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {

@@ -350,3 +350,26 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("write into a missing directory succeeded")
 	}
 }
+
+func TestRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := boxtls.Read(dir); err == nil || !strings.Contains(err.Error(), "openlolo serve") {
+		t.Errorf("Read of an empty dir = %v, want an error saying to start the box", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("Read created files in the state dir")
+	}
+	c := load(t, dir, false)
+	got, err := boxtls.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Fingerprint() != c.Fingerprint() || got.Created {
+		t.Errorf("Read = %s (created %v), want %s", got.Fingerprint(), got.Created, c.Fingerprint())
+	}
+	os.Remove(filepath.Join(dir, boxtls.KeyFile))
+	if _, err := boxtls.Read(dir); err == nil {
+		t.Errorf("Read without the key succeeded")
+	}
+}
