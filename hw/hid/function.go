@@ -189,7 +189,7 @@ func TouchFunction() Function {
 			0x95, 0x01, //     Report Count (1)
 			0x81, 0x02, //     Input (Data, Variable, Absolute)
 			0x05, 0x01, //     Usage Page (Generic Desktop)
-			0xa4,             //           Push
+			0xa4,             //     Push
 			0x26, 0xff, 0x7f, //     Logical Maximum (32767)
 			0x75, 0x10, //     Report Size (16)
 			0x55, 0x0e, //     Unit Exponent (-2)
@@ -201,8 +201,8 @@ func TouchFunction() Function {
 			0x46, 0xdc, 0x05, //     Physical Maximum (1500 = 15.00 cm)
 			0x09, 0x31, //     Usage (Y)
 			0x81, 0x02, //     Input (Data, Variable, Absolute)
-			0xb4,       //           Pop
-			0xc0,       //         End Collection
+			0xb4,       //     Pop
+			0xc0,       //   End Collection
 			0x05, 0x0d, //   Usage Page (Digitizers)
 			0x09, 0x54, //   Usage (Contact Count)
 			0x25, 0x0a, //   Logical Maximum (10)
