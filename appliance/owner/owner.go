@@ -3,9 +3,12 @@ package owner
 import (
 	"context"
 	"errors"
+	"html/template"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/phone"
 )
@@ -15,6 +18,9 @@ type Config struct {
 	// Store is the box's database (owner, sessions; the OAuth tables
 	// through OAuth).
 	Store *store.Store
+	// OAuth is the authorization server whose requests and clients the
+	// Access page lists and whose browser flow the consent page completes.
+	OAuth *oauth.Server
 	// Phone is the attached phone, for the Status page and its live
 	// screenshot. It may be nil (the page then says no phone is attached).
 	Phone phone.Phone
@@ -81,6 +87,9 @@ type Pages struct {
 	now    func() time.Time
 	log    *slog.Logger
 	hashMu chan struct{} // one argon2 hash at a time: each takes 64 MiB
+	tmpl   map[string]*template.Template
+
+	isClaimed atomic.Bool // true once the box has an owner (it never loses it)
 }
 
 // New checks cfg and returns the box page.
@@ -88,12 +97,18 @@ func New(cfg Config) (*Pages, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("owner: Config.Store is required")
 	}
+	if cfg.OAuth == nil {
+		return nil, errors.New("owner: Config.OAuth is required")
+	}
 	p := &Pages{cfg: cfg, st: cfg.Store, now: cfg.Now, log: cfg.Logger, hashMu: make(chan struct{}, 1)}
 	if p.now == nil {
 		p.now = time.Now
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	}
+	if err := p.parseTemplates(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

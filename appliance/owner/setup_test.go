@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
@@ -21,11 +22,37 @@ func newStore(t *testing.T) *store.Store {
 	return st
 }
 
+func newOAuth(t *testing.T, st *store.Store) *oauth.Server {
+	t.Helper()
+	s, err := oauth.New(oauth.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestNewNeedsStoreAndOAuth(t *testing.T) {
+	st := newStore(t)
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no store", Config{OAuth: newOAuth(t, st)}, "Config.Store"},
+		{"no oauth", Config{Store: st}, "Config.OAuth"},
+	}
+	for _, tt := range tests {
+		if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%s) = %v, want an error naming %s", tt.name, err, tt.want)
+		}
+	}
+}
+
 func TestSetupCodePersistsUntilClaim(t *testing.T) {
 	ctx := context.Background()
 	st := newStore(t)
 	file := filepath.Join(t.TempDir(), "setup-code.txt")
-	p, err := New(Config{Store: st, SetupCodeFile: file})
+	p, err := New(Config{Store: st, OAuth: newOAuth(t, st), SetupCodeFile: file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +68,10 @@ func TestSetupCodePersistsUntilClaim(t *testing.T) {
 		t.Fatalf("SetupCodeFile holds %q (%v), want %q", b, err, code)
 	}
 	// A second Pages on the same store (a restart) prints the same code.
-	p2, _ := New(Config{Store: st})
+	p2, err := New(Config{Store: st, OAuth: newOAuth(t, st)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	again, _, err := p2.SetupCode(ctx)
 	if err != nil || again != code {
 		t.Fatalf("SetupCode() after restart = %q, %v; want %q", again, err, code)

@@ -1,0 +1,116 @@
+package owner
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/openlolo/openlolo/appliance/oauth"
+)
+
+func (p *Pages) accessRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /access", p.owner(p.accessPage))
+	mux.HandleFunc("POST /access/approve", p.owner(p.approve))
+	mux.HandleFunc("POST /access/deny", p.owner(p.deny))
+	mux.HandleFunc("POST /access/revoke", p.owner(p.revoke))
+	mux.HandleFunc("GET /oauth/authorize", p.owner(p.authorizeForm))
+	mux.HandleFunc("POST /oauth/authorize", p.owner(p.authorizePost))
+}
+
+// accessPage is the Access page.
+type accessPage struct {
+	basePage
+	Focus   string // the handle from ?r=, shown first
+	Gone    bool   // ?r= named a request that is no longer waiting
+	Pending []oauth.Pending
+	Clients []oauth.Client
+	Lives   []oauth.Life
+	Done    string
+}
+
+func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
+	s, _ := sessionFrom(r.Context())
+	ctx := r.Context()
+	ap := &accessPage{
+		basePage: basePage{Title: "Access", Nav: "access", CSRF: s.csrf, LoggedIn: true},
+		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
+	}
+	pending, err := p.cfg.OAuth.PendingRequests(ctx)
+	if err != nil {
+		p.internal(w, r, "list the waiting requests", err)
+		return
+	}
+	if h := r.URL.Query().Get("r"); h != "" {
+		ap.Focus, ap.Gone = h, true
+		for i, pr := range pending {
+			if pr.Handle == h {
+				// The linked request first.
+				pending[0], pending[i] = pending[i], pending[0]
+				ap.Gone = false
+				break
+			}
+		}
+	}
+	ap.Pending = pending
+	if ap.Clients, err = p.cfg.OAuth.Clients(ctx); err != nil {
+		p.internal(w, r, "list the clients", err)
+		return
+	}
+	switch r.URL.Query().Get("done") {
+	case "approved":
+		ap.Done = "Approved. The client gets its tokens on its next poll."
+	case "denied":
+		ap.Done = "Denied. The client is told on its next poll."
+	case "revoked":
+		ap.Done = "Revoked. The client's tokens stopped working."
+	}
+	p.render(w, r, http.StatusOK, "access", ap)
+}
+
+func (p *Pages) approve(w http.ResponseWriter, r *http.Request) {
+	handle, life := r.PostFormValue("handle"), oauth.Life(r.PostFormValue("life"))
+	err := p.cfg.OAuth.Approve(r.Context(), handle, life)
+	if p.accessFailed(w, r, err) {
+		return
+	}
+	p.log.Info("owner: approved request", "handle", handle, "life", life)
+	http.Redirect(w, r, "/access?done=approved", http.StatusSeeOther)
+}
+
+func (p *Pages) deny(w http.ResponseWriter, r *http.Request) {
+	handle := r.PostFormValue("handle")
+	if p.accessFailed(w, r, p.cfg.OAuth.Deny(r.Context(), handle)) {
+		return
+	}
+	p.log.Info("owner: denied request", "handle", handle)
+	http.Redirect(w, r, "/access?done=denied", http.StatusSeeOther)
+}
+
+func (p *Pages) revoke(w http.ResponseWriter, r *http.Request) {
+	id := r.PostFormValue("client_id")
+	if p.accessFailed(w, r, p.cfg.OAuth.RevokeClient(r.Context(), id)) {
+		return
+	}
+	p.log.Info("owner: revoked client", "client_id", id)
+	http.Redirect(w, r, "/access?done=revoked", http.StatusSeeOther)
+}
+
+// accessFailed answers for an Access action's error and reports whether
+// there was one.
+func (p *Pages) accessFailed(w http.ResponseWriter, r *http.Request, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, oauth.ErrNoRequest):
+		p.message(w, r, http.StatusNotFound, "Request not waiting",
+			"That request is no longer waiting: it was approved, denied, replaced by a newer one, or it expired. The client can ask again.", "Access", "/access")
+	case errors.Is(err, oauth.ErrBadLife):
+		p.message(w, r, http.StatusBadRequest, "Choose how long",
+			"Choose how long the access lasts: 24 hours, 30 days renewed on use, or until you remove it.", "Access", "/access")
+	case errors.Is(err, oauth.ErrNoClient):
+		p.message(w, r, http.StatusNotFound, "No such client",
+			"The box knows no client with that id; it may have been removed already.", "Access", "/access")
+	default:
+		p.internal(w, r, "change access", err)
+	}
+	return true
+}

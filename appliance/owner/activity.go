@@ -1,0 +1,44 @@
+package owner
+
+import (
+	"net/http"
+)
+
+// activityRows is how many operations the Activity page lists.
+const activityRows = 100
+
+// activityPage is the Activity page.
+type activityPage struct {
+	basePage
+	HasControl bool
+	Rows       []Activity
+}
+
+func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
+	s, _ := sessionFrom(r.Context())
+	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true}}
+	if p.cfg.Control != nil {
+		ap.HasControl = true
+		rows, err := p.cfg.Control.Recent(r.Context(), activityRows)
+		if err != nil {
+			p.internal(w, r, "read recent operations", err)
+			return
+		}
+		ap.Rows = rows
+	}
+	p.render(w, r, http.StatusOK, "activity", ap)
+}
+
+// connectPage is the Connect page.
+type connectPage struct {
+	basePage
+	URL string // the box's address as this browser reached it
+}
+
+func (p *Pages) connectPage(w http.ResponseWriter, r *http.Request) {
+	s, _ := sessionFrom(r.Context())
+	p.render(w, r, http.StatusOK, "connect", &connectPage{
+		basePage: basePage{Title: "Connect", Nav: "connect", CSRF: s.csrf, LoggedIn: true},
+		URL:      "https://" + r.Host,
+	})
+}

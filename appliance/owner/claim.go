@@ -1,0 +1,184 @@
+package owner
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// claimPage is the "Claim this box" form.
+type claimPage struct {
+	basePage
+	Error string
+	Left  int // tries left before the lock, when the last code was wrong
+}
+
+// claimForm shows the claim form, or sends a claimed box's visitor on.
+func (p *Pages) claimForm(w http.ResponseWriter, r *http.Request) {
+	ok, err := p.claimed(r.Context())
+	if err != nil {
+		p.internal(w, r, "read the owner", err)
+		return
+	}
+	if ok {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	p.showClaim(w, r, http.StatusOK, "", 0)
+}
+
+func (p *Pages) showClaim(w http.ResponseWriter, r *http.Request, status int, msg string, left int) {
+	tok, err := preToken(w, r)
+	if err != nil {
+		p.internal(w, r, "make a form token", err)
+		return
+	}
+	p.render(w, r, status, "claim", &claimPage{basePage: basePage{Title: "Claim this box", CSRF: tok}, Error: msg, Left: left})
+}
+
+// claimPost checks the setup code and sets the owner's passphrase.
+func (p *Pages) claimPost(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if !p.sameOrigin(w, r) {
+		return
+	}
+	if !checkPreToken(r) {
+		p.message(w, r, http.StatusForbidden, "Form refused",
+			"This form's security token is missing or out of date, so the box did not act on it. Reload the page and try again.", "Claim this box", "/claim")
+		return
+	}
+	ctx := r.Context()
+	ok, err := p.claimed(ctx)
+	if err != nil {
+		p.internal(w, r, "read the owner", err)
+		return
+	}
+	if ok {
+		p.message(w, r, http.StatusConflict, "Already claimed",
+			"This box already has an owner. Log in with the passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
+		return
+	}
+
+	// One claim attempt at a time: the lock counts must not race, and the
+	// hash below takes 64 MiB.
+	p.hashMu <- struct{}{}
+	defer func() { <-p.hashMu }()
+
+	now := p.now()
+	var until time.Time
+	if err := p.st.View(ctx, func(tx *store.Tx) (err error) { until, err = tx.OwnerLock(kindClaim); return err }); err != nil {
+		p.internal(w, r, "read the claim lock", err)
+		return
+	}
+	if now.Before(until) {
+		p.locked(w, r, until)
+		return
+	}
+
+	var code string
+	err = p.st.View(ctx, func(tx *store.Tx) (err error) { code, err = tx.SetupCode(); return err })
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		p.internal(w, r, "read the setup code", err)
+		return
+	}
+	typed := normalizeCode(r.PostFormValue("code"))
+	if code == "" || subtle.ConstantTimeCompare([]byte(typed), []byte(code)) != 1 {
+		p.wrongCode(w, r, now)
+		return
+	}
+
+	pass := r.PostFormValue("passphrase")
+	if err := checkPassphrase(pass); err != nil {
+		p.showClaim(w, r, http.StatusBadRequest, "Choose a passphrase of at least 10 characters (and at most 1024 bytes).", 0)
+		return
+	}
+	if pass != r.PostFormValue("confirm") {
+		p.showClaim(w, r, http.StatusBadRequest, "The two passphrases differ. Type the same passphrase twice.", 0)
+		return
+	}
+	o, err := hashPassphrase(pass, now)
+	if err != nil {
+		p.internal(w, r, "hash the passphrase", err)
+		return
+	}
+	err = p.st.Update(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Owner(); err == nil {
+			return errClaimed
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := tx.SetOwner(o); err != nil {
+			return err
+		}
+		if err := tx.DeleteSetupCode(); err != nil {
+			return err
+		}
+		if err := tx.DeleteOwnerFailures(kindClaim); err != nil {
+			return err
+		}
+		return p.startSession(ctx, w, tx)
+	})
+	if errors.Is(err, errClaimed) {
+		p.message(w, r, http.StatusConflict, "Already claimed", "Someone claimed this box a moment ago.", "Log in", "/login")
+		return
+	}
+	if err != nil {
+		p.internal(w, r, "save the owner", err)
+		return
+	}
+	p.isClaimed.Store(true)
+	p.removeSetupCodeFile()
+	clearCookie(w, preCookieName)
+	p.log.Info("owner: box claimed", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/status", http.StatusSeeOther)
+}
+
+var errClaimed = errors.New("owner: box already claimed")
+
+// wrongCode records a wrong setup code and locks claiming after the fifth
+// within the window.
+func (p *Pages) wrongCode(w http.ResponseWriter, r *http.Request, now time.Time) {
+	var n int
+	var until time.Time
+	err := p.st.Update(r.Context(), func(tx *store.Tx) error {
+		if err := tx.InsertOwnerFailure(kindClaim, now); err != nil {
+			return err
+		}
+		fails, err := tx.OwnerFailuresSince(kindClaim, now.Add(-claimWindow))
+		if err != nil {
+			return err
+		}
+		n = len(fails)
+		if n < claimTries {
+			return nil
+		}
+		until = now.Add(claimLock)
+		if err := tx.SetOwnerLock(kindClaim, until); err != nil {
+			return err
+		}
+		return tx.DeleteOwnerFailures(kindClaim)
+	})
+	if err != nil {
+		p.internal(w, r, "record the failed claim", err)
+		return
+	}
+	p.log.Warn("owner: wrong setup code", "remote", r.RemoteAddr, "failures", n)
+	if !until.IsZero() {
+		p.locked(w, r, until)
+		return
+	}
+	p.showClaim(w, r, http.StatusForbidden, "That setup code is wrong. Check the code the box printed and type it again.", claimTries-n)
+}
+
+// locked answers 429 while claiming is locked.
+func (p *Pages) locked(w http.ResponseWriter, r *http.Request, until time.Time) {
+	wait := until.Sub(p.now())
+	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+1)))
+	p.message(w, r, http.StatusTooManyRequests, "Claiming is locked",
+		fmt.Sprintf("Five wrong setup codes were typed within ten minutes, so the box stopped taking codes for a while. Try again after %s (in %s).",
+			until.UTC().Format("15:04:05 UTC"), span(wait)), "Try again", "/claim")
+}

@@ -1,0 +1,110 @@
+package owner_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+const testPass = "correct horse battery staple"
+
+// clock is a settable clock shared by the box page and the OAuth server.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// box is a box page and OAuth server on a real TLS listener.
+type box struct {
+	st        *store.Store
+	pages     *owner.Pages
+	oauth     *oauth.Server
+	srv       *httptest.Server
+	url       string
+	clock     *clock
+	setupFile string
+}
+
+type boxOpts struct {
+	phone   phone.Phone
+	control owner.Controller
+}
+
+func newBox(t *testing.T, o boxOpts) *box {
+	t.Helper()
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+	as, err := oauth.New(oauth.Config{Store: st, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
+	b.pages, err = owner.New(owner.Config{
+		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Now: clk.Now, SetupCodeFile: b.setupFile,
+		Info: func() owner.BoxInfo {
+			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim"}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	as.Routes(mux)
+	b.pages.Routes(mux)
+	b.srv = httptest.NewTLSServer(mux)
+	t.Cleanup(b.srv.Close)
+	b.url = b.srv.URL
+	return b
+}
+
+// code returns the setup code the box would print.
+func (b *box) code(t *testing.T) string {
+	t.Helper()
+	c, claimed, err := b.pages.SetupCode(context.Background())
+	if err != nil || claimed {
+		t.Fatalf("SetupCode() = %q, %v, %v", c, claimed, err)
+	}
+	return c
+}
+
+// claimed returns a box already claimed and a client logged in to it.
+func claimedBox(t *testing.T, o boxOpts) (*box, *http.Client) {
+	t.Helper()
+	b := newBox(t, o)
+	c := ownertest.NewClient(t, b.srv)
+	ownertest.Claim(t, c, b.url, b.code(t), testPass)
+	return b, c
+}
+
+// noRedirect returns a copy of c that does not follow redirects.
+func noRedirect(c *http.Client) *http.Client {
+	n := *c
+	n.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &n
+}

@@ -1,0 +1,209 @@
+package owner
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// pageNames are the templates parsed at start; each is rendered inside
+// layout.html.
+var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize"}
+
+// basePage is what every page's layout needs.
+type basePage struct {
+	Title    string
+	Nav      string // the nav entry to highlight
+	Box      BoxInfo
+	CSRF     string // the form token: the session's, or the pre-session one
+	LoggedIn bool
+	Script   bool // include static/live.js
+}
+
+// page gives the layout access to the embedded basePage.
+type page interface{ base() *basePage }
+
+func (b *basePage) base() *basePage { return b }
+
+// parseTemplates parses every page with the layout once, failing on the
+// first broken or missing one.
+func (p *Pages) parseTemplates() error {
+	funcs := template.FuncMap{
+		"ago":      p.ago,
+		"left":     p.left,
+		"clock":    clock,
+		"scope":    scopeWords,
+		"mask":     maskID,
+		"lifeName": lifeName,
+	}
+	p.tmpl = make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return fmt.Errorf("owner: parse page %s: %w", name, err)
+		}
+		if t.Lookup("content") == nil {
+			return fmt.Errorf("owner: page %s defines no content", name)
+		}
+		p.tmpl[name] = t
+	}
+	return nil
+}
+
+// render writes the named page with status, or a 500 if it fails to render.
+// formTargets widen the CSP's form-action (see setHeaders).
+func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data page, formTargets ...string) {
+	b := data.base()
+	if b.Box == (BoxInfo{}) {
+		b.Box = p.info()
+	}
+	var buf bytes.Buffer
+	if err := p.tmpl[name].ExecuteTemplate(&buf, "layout", data); err != nil {
+		p.log.Error("owner: render page", "page", name, "err", err)
+		setHeaders(w)
+		http.Error(w, "The box could not draw this page; see its log.", http.StatusInternalServerError)
+		return
+	}
+	setHeaders(w, formTargets...)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// messagePage is a page with one message: errors, locks, confirmations.
+type messagePage struct {
+	basePage
+	Heading string
+	Text    string
+	Link    string
+	LinkTo  string
+}
+
+// message renders a message page; for errors, status is its HTTP status.
+func (p *Pages) message(w http.ResponseWriter, r *http.Request, status int, heading, text, linkText, linkTo string) {
+	mp := &messagePage{basePage: basePage{Title: heading}, Heading: heading, Text: text, Link: linkText, LinkTo: linkTo}
+	if s, ok := sessionFrom(r.Context()); ok {
+		mp.LoggedIn, mp.CSRF = true, s.csrf
+	}
+	p.render(w, r, status, "message", mp)
+}
+
+func (p *Pages) info() BoxInfo {
+	if p.cfg.Info == nil {
+		return BoxInfo{Name: "openlolo"}
+	}
+	i := p.cfg.Info()
+	if i.Name == "" {
+		i.Name = "openlolo"
+	}
+	return i
+}
+
+func (p *Pages) static() http.Handler {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the directory
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setHeaders(w)
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// ago says how long before now t was, in words.
+func (p *Pages) ago(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return span(p.now().Sub(t)) + " ago"
+}
+
+// left says how long from now until t.
+func (p *Pages) left(t time.Time) string {
+	if t.IsZero() {
+		return "until removed"
+	}
+	d := t.Sub(p.now())
+	if d <= 0 {
+		return "expired"
+	}
+	return span(d) + " left"
+}
+
+func span(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		h := int(d / time.Hour)
+		if m := int(d%time.Hour) / int(time.Minute); m != 0 && h < 10 {
+			return fmt.Sprintf("%d h %d min", h, m)
+		}
+		return fmt.Sprintf("%d h", h)
+	default:
+		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	}
+}
+
+// clock formats t in UTC for tables.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// scopeWords says what a scope lets a client do.
+func scopeWords(s string) string {
+	switch s {
+	case "phone:read":
+		return "see the phone's screen and state"
+	case "phone:control":
+		return "tap, type and press buttons on the phone"
+	case "owner:admin":
+		return "administer the box"
+	}
+	return s
+}
+
+// maskID shows the start and end of a client id.
+func maskID(id string) string {
+	if len(id) <= 10 {
+		return id
+	}
+	return id[:6] + "…" + id[len(id)-4:]
+}
+
+// lifeName names a grant life for the owner.
+func lifeName(l string) string {
+	switch l {
+	case "24h":
+		return "24 hours"
+	case "30d":
+		return "30 days, renewed on use"
+	case "forever":
+		return "until removed"
+	}
+	return l
+}
+
+// localPath reports whether next is a path on this box, safe to redirect to.
+func localPath(next string) bool {
+	return strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") &&
+		!strings.ContainsAny(next, "\r\n")
+}

@@ -1,0 +1,130 @@
+package owner
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/jpeg"
+	"net/http"
+	"strconv"
+	"time"
+
+	"golang.org/x/image/draw"
+
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// screenWidth is the width the Status page's screenshot is scaled to.
+const screenWidth = 480
+
+// statusPage is the Status page.
+type statusPage struct {
+	basePage
+	HasPhone   bool
+	Phone      phone.Info
+	State      phone.State
+	HasControl bool
+	Lease      LeaseView
+	Done       string // a confirmation after pause or resume
+}
+
+func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
+	s, _ := sessionFrom(r.Context())
+	sp := &statusPage{basePage: basePage{Title: "Status", Nav: "status", CSRF: s.csrf, LoggedIn: true, Script: true}}
+	if p.cfg.Phone != nil {
+		sp.HasPhone = true
+		sp.Phone = p.cfg.Phone.Info()
+		sp.State = p.cfg.Phone.State()
+	}
+	if p.cfg.Control != nil {
+		sp.HasControl = true
+		sp.Lease = p.cfg.Control.Lease()
+	}
+	switch r.URL.Query().Get("done") {
+	case "paused":
+		sp.Done = "Phone control is paused. No input reaches the phone until you resume."
+	case "resumed":
+		sp.Done = "Phone control is resumed."
+	}
+	p.render(w, r, http.StatusOK, "status", sp)
+}
+
+// screen serves the phone's current screen, scaled for the page.
+func (p *Pages) screen(w http.ResponseWriter, r *http.Request) {
+	setHeaders(w)
+	if p.cfg.Phone == nil {
+		http.Error(w, "No phone is attached to the box.", http.StatusServiceUnavailable)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	f, err := p.cfg.Phone.Screenshot(ctx)
+	if err != nil {
+		p.log.Warn("owner: screenshot", "err", err)
+		http.Error(w, "The box could not take a screenshot: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	b, err := pageJPEG(f)
+	if err != nil {
+		p.log.Warn("owner: encode screenshot", "err", err)
+		http.Error(w, "The box could not encode the screenshot.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
+}
+
+// pageJPEG scales the frame to screenWidth and encodes it.
+func pageJPEG(f *phone.Frame) ([]byte, error) {
+	src := f.Image
+	sb := src.Bounds()
+	if sb.Dx() <= 0 || sb.Dy() <= 0 {
+		return nil, errEmptyFrame
+	}
+	if sb.Dx() <= screenWidth && f.JPEG != nil {
+		return f.JPEG, nil
+	}
+	img := src
+	if sb.Dx() > screenWidth {
+		h := sb.Dy() * screenWidth / sb.Dx()
+		dst := image.NewRGBA(image.Rect(0, 0, screenWidth, max(h, 1)))
+		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, sb, draw.Src, nil)
+		img = dst
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 75}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (p *Pages) pause(w http.ResponseWriter, r *http.Request) {
+	p.pauseResume(w, r, true)
+}
+
+func (p *Pages) resume(w http.ResponseWriter, r *http.Request) {
+	p.pauseResume(w, r, false)
+}
+
+func (p *Pages) pauseResume(w http.ResponseWriter, r *http.Request, pause bool) {
+	if p.cfg.Control == nil {
+		p.message(w, r, http.StatusServiceUnavailable, "Not available",
+			"This box has no control service running, so there is nothing to pause or resume.", "Status", "/status")
+		return
+	}
+	var err error
+	done := "resumed"
+	if pause {
+		err, done = p.cfg.Control.Pause(r.Context(), "owner"), "paused"
+	} else {
+		err = p.cfg.Control.Resume(r.Context(), "owner")
+	}
+	if err != nil {
+		p.log.Warn("owner: "+done, "err", err)
+		p.message(w, r, http.StatusConflict, "Not done", "The box could not do that: "+err.Error(), "Status", "/status")
+		return
+	}
+	p.log.Info("owner: control " + done)
+	http.Redirect(w, r, "/status?done="+done, http.StatusSeeOther)
+}
