@@ -24,6 +24,9 @@ const (
 	// UnapprovedRegistrationLife is how long a registered client that never
 	// got a grant is kept.
 	UnapprovedRegistrationLife = 10 * time.Minute
+	// pollLeeway forgives a device poll that arrives this much early:
+	// clients tick every interval, and network delays vary.
+	pollLeeway = time.Second
 	// lastUsedEvery is how often the bearer check writes a grant's last use.
 	lastUsedEvery = time.Minute
 	// maxFormBytes bounds the body of every OAuth endpoint.

@@ -159,7 +159,7 @@ func (s *Server) deviceCodeGrant(tx *store.Tx, now time.Time, clientID, code str
 	case !now.Before(d.Expires):
 		return nil, errBadRequest("expired_token", "the device_code expired (10 minutes); start again at /oauth/device_authorization"), nil
 	}
-	if !d.LastPoll.IsZero() && now.Sub(d.LastPoll) < d.Interval {
+	if !d.LastPoll.IsZero() && now.Sub(d.LastPoll) < d.Interval-pollLeeway {
 		interval := d.Interval + 5*time.Second
 		if err := tx.RecordDevicePoll(d.Handle, now, interval); err != nil {
 			return nil, nil, err

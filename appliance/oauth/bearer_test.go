@@ -1,0 +1,158 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBearerCaller(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	tok, id := h.pair("caller", Life24h)
+	w := h.whoami(tok.str("access_token"))
+	if w.status != http.StatusOK {
+		t.Fatalf("whoami = %d %s", w.status, w.raw)
+	}
+	var c Caller
+	if err := json.Unmarshal([]byte(w.raw), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.ClientID != id || c.ClientName != "caller" || c.Entry != "lan" || c.GrantID == "" ||
+		c.Issuer != "https://"+strings.TrimPrefix(h.ts.URL, "https://") ||
+		!c.Has(ScopePhoneRead) || !c.Has(ScopePhoneControl) || c.Has(ScopeOwnerAdmin) ||
+		!c.GrantExpires.Equal(h.clock.Now().Add(24*time.Hour)) {
+		t.Errorf("Caller = %+v", c)
+	}
+	var nilCaller *Caller
+	if nilCaller.Has(ScopePhoneRead) {
+		t.Error("nil Caller has a scope")
+	}
+	if _, ok := CallerFrom(context.Background()); ok {
+		t.Error("CallerFrom(empty context) = ok")
+	}
+}
+
+func TestBearerRefused(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	tok, _ := h.pair("x", LifeForever)
+	access := tok.str("access_token")
+	tests := []struct {
+		name   string
+		build  func(r *http.Request)
+		path   string
+		status int
+		code   string
+	}{
+		{"no credentials", func(r *http.Request) {}, "/whoami", 401, "invalid_token"},
+		{"token in the query", func(r *http.Request) {}, "/whoami?access_token=" + access, 400, "invalid_request"},
+		{"token in the query and header", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+access) },
+			"/whoami?access_token=" + access, 400, "invalid_request"},
+		{"two Authorization headers", func(r *http.Request) {
+			r.Header.Add("Authorization", "Bearer "+access)
+			r.Header.Add("Authorization", "Bearer "+access)
+		}, "/whoami", 400, "invalid_request"},
+		{"bearer and session cookie", func(r *http.Request) {
+			r.Header.Set("Authorization", "Bearer "+access)
+			r.AddCookie(&http.Cookie{Name: SessionCookie, Value: "s"})
+		}, "/whoami", 400, "invalid_request"},
+		{"basic scheme", func(r *http.Request) { r.SetBasicAuth("x", access) }, "/whoami", 401, "invalid_token"},
+		{"empty bearer", func(r *http.Request) { r.Header.Set("Authorization", "Bearer ") }, "/whoami", 401, "invalid_token"},
+		{"unknown token", func(r *http.Request) { r.Header.Set("Authorization", "Bearer nope") }, "/whoami", 401, "invalid_token"},
+		{"refresh token as bearer", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok.str("refresh_token")) },
+			"/whoami", 401, "invalid_token"},
+	}
+	wantMeta := `resource_metadata="` + h.ts.URL + `/.well-known/oauth-protected-resource"`
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", h.ts.URL+tt.path, nil)
+			tt.build(req)
+			a := h.do(req)
+			wantError(t, a, tt.status, tt.code)
+			www := a.header.Get("WWW-Authenticate")
+			if !strings.HasPrefix(www, `Bearer error="`+tt.code+`"`) || !strings.Contains(www, wantMeta) {
+				t.Errorf("WWW-Authenticate = %q, want error %q and %s", www, tt.code, wantMeta)
+			}
+		})
+	}
+	// The valid token still works: the refusals were about the request.
+	if w := h.whoami(access); w.status != http.StatusOK {
+		t.Fatalf("valid token answered %d", w.status)
+	}
+}
+
+func TestCrossEntryTokenRefused(t *testing.T) {
+	lan := newHarness(t, harnessOpt{entry: "lan"})
+	tail := newHarness(t, harnessOpt{entry: "tailnet", st: lan.st, clock: lan.clock})
+	lanTok, lanID := lan.pair("lan script", Life24h)
+	tailTok, tailID := tail.pair("tail script", Life24h)
+	for _, c := range []struct {
+		name string
+		h    *harness
+		tok  answer
+		id   string
+	}{{"lan token on tailnet", tail, lanTok, lanID}, {"tailnet token on lan", lan, tailTok, tailID}} {
+		t.Run(c.name, func(t *testing.T) {
+			a := c.h.whoami(c.tok.str("access_token"))
+			wantError(t, a, http.StatusUnauthorized, "invalid_token")
+			wantError(t, c.h.refresh(c.tok.str("refresh_token"), c.id), http.StatusBadRequest, "invalid_grant")
+		})
+	}
+	// Both still work where they were issued (the refused refreshes above
+	// did not use them up).
+	if lan.whoami(lanTok.str("access_token")).status != 200 || tail.whoami(tailTok.str("access_token")).status != 200 {
+		t.Error("tokens stopped working on their own entry")
+	}
+	if a := lan.refresh(lanTok.str("refresh_token"), lanID); a.status != 200 {
+		t.Errorf("lan refresh on lan = %d %s", a.status, a.raw)
+	}
+	// The owner sees both entries' clients from either Server.
+	cs, err := lan.srv.Clients(context.Background())
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("Clients = %+v, %v; want both entries", cs, err)
+	}
+	if _, err := New(Config{Store: lan.st, Entry: "wan"}); err == nil {
+		t.Error("New(entry wan) succeeded")
+	}
+	if _, err := New(Config{}); err == nil {
+		t.Error("New(no store) succeeded")
+	}
+}
+
+func TestLastUsedAtMostOncePerMinute(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, harnessOpt{})
+	tok, _ := h.pair("user", LifeForever)
+	issued := h.clock.Now() // issuing tokens counts as use
+	lastUsed := func() time.Time {
+		cs, err := h.srv.Clients(ctx)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("Clients = %+v, %v", cs, err)
+		}
+		return cs[0].LastUsed
+	}
+	if !lastUsed().Equal(issued) {
+		t.Fatalf("LastUsed = %v, want %v", lastUsed(), issued)
+	}
+	h.clock.Advance(30 * time.Second)
+	h.whoami(tok.str("access_token"))
+	if !lastUsed().Equal(issued) {
+		t.Errorf("LastUsed rewritten within a minute: %v", lastUsed())
+	}
+	h.clock.Advance(31 * time.Second)
+	h.whoami(tok.str("access_token"))
+	if want := h.clock.Now(); !lastUsed().Equal(want) {
+		t.Errorf("LastUsed = %v, want %v", lastUsed(), want)
+	}
+}
+
+func TestBearerStoreFailure(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	tok, _ := h.pair("x", LifeForever)
+	h.st.Close()
+	if a := h.whoami(tok.str("access_token")); a.status != http.StatusServiceUnavailable {
+		t.Errorf("bearer check with the store closed = %d, want 503", a.status)
+	}
+}
