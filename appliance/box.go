@@ -10,12 +10,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -69,6 +72,7 @@ type Box struct {
 	mux   *http.ServeMux
 	lan   *entry.Server
 	redir *entry.Server // nil without Config.HTTPAddr
+	oauth *oauth.Server
 	owner *owner.Pages
 
 	closeOnce sync.Once
@@ -164,8 +168,18 @@ func boxName(cfg Config) (string, error) {
 // routes makes the services and registers them on the box's mux.
 func (b *Box) routes() error {
 	var err error
+	b.oauth, err = oauth.New(oauth.Config{
+		Store:           b.store,
+		Entry:           "lan",
+		VerificationURI: b.verificationURI,
+		Logger:          b.log.With("service", "oauth"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
 	b.owner, err = owner.New(owner.Config{
 		Store:         b.store,
+		OAuth:         b.oauth,
 		Phone:         b.cfg.Phone,
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,
@@ -175,7 +189,34 @@ func (b *Box) routes() error {
 		return fmt.Errorf("appliance: %w", err)
 	}
 	b.mux.HandleFunc("GET /healthz", b.healthz)
+	b.oauth.Routes(b.mux)
+	b.owner.Routes(b.mux)
 	return nil
+}
+
+// verificationURI is the link a device-pairing request shows: on the
+// plain-HTTP entry when there is one (a person can type it without the
+// https://), else on the LAN entry the request came in on.
+func (b *Box) verificationURI(r *http.Request, handle string) string {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	path := "/access?r=" + url.QueryEscape(handle)
+	if b.cfg.HTTPAddr == "" {
+		return "https://" + r.Host + path
+	}
+	_, port, _ := net.SplitHostPort(b.cfg.HTTPAddr)
+	if b.redir != nil {
+		_, port, _ = net.SplitHostPort(b.redir.Addr().String())
+	}
+	if port == "80" {
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		return "http://" + host + path
+	}
+	return "http://" + net.JoinHostPort(host, port) + path
 }
 
 // Info describes the box for the box page.

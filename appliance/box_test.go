@@ -438,3 +438,61 @@ func TestBoxInfo(t *testing.T) {
 		t.Errorf("Info = %q, want %q", got, want)
 	}
 }
+
+func TestBoxServicesMounted(t *testing.T) {
+	t.Parallel()
+	r := start(t, appliance.Config{HTTPAddr: "127.0.0.1:0"})
+	base := r.field(t, "LAN URL")
+	client := pinnedClient(t, r.box.Cert().Fingerprint())
+
+	resp, err := client.Get(base + ".well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Issuer string `json:"issuer"`
+	}
+	json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if want := strings.TrimSuffix(base, "/"); resp.StatusCode != 200 || meta.Issuer != want {
+		t.Errorf("metadata = %d issuer %q, want 200 %q", resp.StatusCode, meta.Issuer, want)
+	}
+
+	// A device request's link points at the plain-HTTP entry, which
+	// redirects it to the same path on HTTPS.
+	resp, err = client.PostForm(base+"oauth/device_authorization", map[string][]string{
+		"client_name": {"box test"}, "scope": {"phone:read"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dev struct {
+		VerificationURI string `json:"verification_uri"`
+	}
+	json.NewDecoder(resp.Body).Decode(&dev)
+	resp.Body.Close()
+	_, httpPort, _ := net.SplitHostPort(r.box.HTTPAddr().String())
+	if resp.StatusCode != 200 || !strings.HasPrefix(dev.VerificationURI, "http://127.0.0.1:"+httpPort+"/access?r=") {
+		t.Fatalf("device authorization = %d %q, want a link on the HTTP entry %s", resp.StatusCode, dev.VerificationURI, httpPort)
+	}
+	plain := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = plain.Get(dev.VerificationURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := base + strings.TrimPrefix(dev.VerificationURI, "http://127.0.0.1:"+httpPort+"/"); resp.Header.Get("Location") != want {
+		t.Errorf("the link redirects to %q, want %q", resp.Header.Get("Location"), want)
+	}
+
+	// The box page answers (an unclaimed box offers the claim).
+	resp, err = client.Get(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(strings.ToLower(string(body)), "claim") {
+		t.Errorf("GET / = %d, want the claim page; body starts %.200q", resp.StatusCode, body)
+	}
+}

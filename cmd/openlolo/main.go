@@ -1,0 +1,163 @@
+// Command openlolo is the box (openlolo serve) and the tools around it.
+// Run "openlolo help" for the list of commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// version is set at link time: -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Main(ctx, &Context{
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Args:   os.Args[1:],
+		Env:    os.Environ(),
+	})
+	stop()
+	os.Exit(code)
+}
+
+// Context is one run of the program: its arguments (without the program
+// name), environment and standard streams. Tests run commands in-process
+// with buffers.
+type Context struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Args           []string
+	Env            []string // KEY=VALUE, as os.Environ
+}
+
+// Getenv returns the value of key in c.Env, or "".
+func (c *Context) Getenv(key string) string {
+	for _, kv := range c.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// logger logs to Stderr; OPENLOLO_LOG=debug shows debug messages.
+func (c *Context) logger() *slog.Logger {
+	level := slog.LevelInfo
+	if strings.EqualFold(c.Getenv("OPENLOLO_LOG"), "debug") {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// command is one subcommand. run gets the arguments after its name.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, c *Context, args []string) error
+	hidden  bool
+}
+
+// commands is the command table: one line per command, each implemented in
+// the file of the same name.
+func commands() []command {
+	return []command{
+		{name: "serve", summary: "run the box: LAN HTTPS, box page, OAuth and MCP on a phone backend", run: serve},
+		{name: "fingerprint", summary: "print the certificate pins of a state dir or of a box at https://host:port", run: fingerprint},
+		{name: "owner", summary: "owner account tools: owner reset-passphrase --state DIR", run: ownerCmd},
+		{name: "version", summary: "print the version", run: versionCmd},
+	}
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// Main runs the command c.Args names and returns the exit status: 0 on
+// success, 1 when the command failed, 2 for a usage mistake.
+func Main(ctx context.Context, c *Context) int {
+	if len(c.Args) == 0 {
+		usage(c.Stderr)
+		return 2
+	}
+	name, args := c.Args[0], c.Args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		usage(c.Stdout)
+		return 0
+	}
+	for _, cmd := range commands() {
+		if cmd.name != name {
+			continue
+		}
+		err := cmd.run(ctx, c, args)
+		var ue *usageError
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.As(err, &ue):
+			fmt.Fprintf(c.Stderr, "openlolo %s: %v\n", name, err)
+			return 2
+		default:
+			fmt.Fprintf(c.Stderr, "openlolo %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(c.Stderr, "openlolo: unknown command %q\n\n", name)
+	usage(c.Stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: openlolo <command> [flags]\n\ncommands:\n")
+	cmds := commands()
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	for _, cmd := range cmds {
+		if !cmd.hidden {
+			fmt.Fprintf(w, "  %-12s %s\n", cmd.name, cmd.summary)
+		}
+	}
+	fmt.Fprintf(w, "\nRun openlolo <command> -h for a command's flags.\n")
+}
+
+// flags returns a flag set for command name that prints to c.Stderr and
+// returns errors instead of exiting.
+func flags(c *Context, name, args string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(c.Stderr, "usage: openlolo %s %s\n\nflags:\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args into fs; a bad flag is a usage error (flag has already
+// printed what was wrong and the usage).
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	return nil
+}

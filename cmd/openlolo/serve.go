@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strconv"
+	"strings"
+
+	"github.com/openlolo/openlolo/appliance"
+	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/sim"
+)
+
+func serve(ctx context.Context, c *Context, args []string) error {
+	fs := flags(c, "serve", "--state DIR [flags]")
+	state := fs.String("state", "", "state directory (database, certificate); created with mode 0700")
+	backend := fs.String("phone", "sim", "phone backend: sim (a simulated iPhone) or gadget (USB gadget + capture)")
+	simSize := fs.String("sim-size", "", "screen size of the simulated phone, WxH (default 1179x2556)")
+	lan := fs.String("lan", ":443", "LAN HTTPS address")
+	httpAddr := fs.String("http", "", "plain-HTTP address that only redirects to HTTPS (e.g. :80); empty: none")
+	name := fs.String("name", "", "box name, a DNS label (default openlolo-xxxx from the board serial)")
+	rotate := fs.Bool("rotate-cert", false, "make a new LAN certificate (clients must pin it again)")
+	setupFile := fs.String("setup-code-file", "", "also write the owner setup code to this file until the box is claimed")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *state == "" {
+		return usagef("--state DIR is required: the directory that keeps the database and the certificate")
+	}
+	if *simSize != "" && *backend != "sim" {
+		return usagef("--sim-size applies to --phone sim only")
+	}
+	log := c.logger()
+	ph, err := openPhone(*backend, *simSize)
+	if err != nil {
+		return err
+	}
+	defer ph.Close()
+	box, err := appliance.New(ctx, appliance.Config{
+		StateDir:      *state,
+		Name:          *name,
+		Version:       version,
+		Phone:         ph,
+		LANAddr:       *lan,
+		HTTPAddr:      *httpAddr,
+		RotateCert:    *rotate,
+		SetupCodeFile: *setupFile,
+		Logger:        log,
+		Out:           c.Stdout,
+	})
+	if err != nil {
+		return err
+	}
+	return box.Run(ctx)
+}
+
+// openPhone makes the phone backend the flags name.
+func openPhone(backend, size string) (phone.Phone, error) {
+	switch backend {
+	case "sim":
+		var opts sim.Options
+		if size != "" {
+			pt, err := parseSize(size)
+			if err != nil {
+				return nil, err
+			}
+			opts.Size = pt
+		}
+		p, err := sim.New(opts)
+		if err != nil {
+			return nil, fmt.Errorf("--phone sim: %w", err)
+		}
+		return p, nil
+	case "gadget":
+		return nil, fmt.Errorf("--phone gadget is not built yet: this build drives only the simulated phone (--phone sim)")
+	}
+	return nil, usagef("--phone %q is not a backend: use sim or gadget", backend)
+}
+
+// parseSize reads "WxH".
+func parseSize(s string) (image.Point, error) {
+	w, h, ok := strings.Cut(strings.ToLower(s), "x")
+	x, errx := strconv.Atoi(w)
+	y, erry := strconv.Atoi(h)
+	if !ok || errx != nil || erry != nil || x <= 0 || y <= 0 {
+		return image.Point{}, usagef("--sim-size %q is not WIDTHxHEIGHT in pixels, e.g. 1179x2556", s)
+	}
+	return image.Pt(x, y), nil
+}
