@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"sync"
+
+	"golang.org/x/image/draw"
+
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// jpegQuality is the screenshot JPEG quality.
+const jpegQuality = 80
+
+// encoded is a screenshot ready to send.
+type encoded struct {
+	data          []byte
+	mime          string
+	width, height int
+}
+
+type imageKey struct {
+	seq, epoch uint64
+	format     string
+	size       int
+}
+
+// imageCache keeps the last few encodings so a frame is encoded once per
+// (frame, format, size) however many clients ask for it.
+type imageCache struct {
+	mu      sync.Mutex
+	max     int
+	keys    []imageKey
+	entries map[imageKey]*encoded
+}
+
+func newImageCache(n int) *imageCache {
+	return &imageCache{max: n, entries: map[imageKey]*encoded{}}
+}
+
+func (c *imageCache) get(k imageKey) *encoded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[k]
+}
+
+func (c *imageCache) put(k imageKey, e *encoded) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[k]; ok {
+		return
+	}
+	if len(c.keys) >= c.max {
+		delete(c.entries, c.keys[0])
+		c.keys = c.keys[1:]
+	}
+	c.keys = append(c.keys, k)
+	c.entries[k] = e
+}
+
+// scaled returns the size of img fitted into maxSize on its longer side.
+func scaled(b image.Rectangle, maxSize int) (w, h int) {
+	w, h = b.Dx(), b.Dy()
+	if long := max(w, h); long > maxSize {
+		w = max(1, w*maxSize/long)
+		h = max(1, h*maxSize/long)
+	}
+	return w, h
+}
+
+// encode returns f's picture in format, scaled to fit maxSize.
+func (c *imageCache) encode(f *phone.Frame, format string, maxSize int) (*encoded, error) {
+	k := imageKey{seq: f.Seq, epoch: f.Geometry.Epoch, format: format, size: maxSize}
+	if e := c.get(k); e != nil {
+		return e, nil
+	}
+	b := f.Image.Bounds()
+	w, h := scaled(b, maxSize)
+	e := &encoded{width: w, height: h, mime: "image/" + format}
+	if format == "jpeg" && f.JPEG != nil && w == b.Dx() && h == b.Dy() {
+		e.data = f.JPEG // the source's own JPEG at native size
+		c.put(k, e)
+		return e, nil
+	}
+	var img image.Image = f.Image
+	if w != b.Dx() || h != b.Dy() {
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), f.Image, b, draw.Src, nil)
+		img = dst
+	}
+	var buf bytes.Buffer
+	var err error
+	if format == "png" {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
+	} else {
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode %s screenshot: %w", format, err)
+	}
+	e.data = buf.Bytes()
+	c.put(k, e)
+	return e, nil
+}

@@ -1,0 +1,531 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// Input timings.
+const (
+	tapHold   = 80 * time.Millisecond
+	swipeRate = 60 // points per second
+	dwell     = 50 * time.Millisecond
+	// stepPause lets a real phone's UI catch up between the steps of
+	// launch_app and open_url (the sim needs none).
+	stepPause = 400 * time.Millisecond
+)
+
+func fail(e *control.Error) result { return result{answer: control.Fail(e)} }
+
+// refuse is a mutating call refused before it became an operation.
+func refuse(e *control.Error) result {
+	a := control.Fail(e)
+	a.Dispatched = ptr(false)
+	return result{answer: a}
+}
+
+func (h *Handler) status(ctx context.Context, c call) result {
+	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
+		return fail(e)
+	}
+	info, st := h.ph.Info(), h.ph.State()
+	box := h.info()
+	a := control.OK(h.ctl.LeaseFields(c.client))
+	a.Set("box", map[string]any{"name": box.Name, "version": box.Version})
+	a.Set("phone", map[string]any{"backend": info.Backend, "model": info.Model, "platform": string(info.Platform),
+		"ready": st.Ready, "state": st.Code, "reason": st.Reason, "width": st.Geometry.Width, "height": st.Geometry.Height,
+		"geometry_epoch": epochString(st.Geometry.Epoch)})
+	you := map[string]any{"client_id": c.caller.ClientID, "client_name": c.caller.ClientName,
+		"scopes": c.caller.Scopes, "entry": c.caller.Entry, "grant_expires_ms": int64(0)}
+	if !c.caller.GrantExpires.IsZero() {
+		you["grant_expires_ms"] = c.caller.GrantExpires.UnixMilli()
+	}
+	a.Set("you", you)
+	a.Set("calls_left", h.ctl.CallsLeft(c.client))
+	return result{answer: a}
+}
+
+func epochString(e uint64) string {
+	b, _ := json.Marshal(e)
+	return string(b)
+}
+
+func (h *Handler) capabilities(ctx context.Context, c call) result {
+	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
+		return fail(e)
+	}
+	info := h.ph.Info()
+	buttons := []string{}
+	for _, b := range info.Buttons {
+		buttons = append(buttons, string(b))
+	}
+	return result{answer: control.OK(map[string]any{
+		"platform": string(info.Platform), "backend": info.Backend,
+		"keyboard": info.Keyboard, "touch": info.Touch, "screenshot": info.Screenshot,
+		"buttons": buttons, "keys": keyNames(), "modifiers": modifierNames(),
+		"type_text":   map[string]any{"max_chars": maxText, "charset": "printable US ASCII"},
+		"gestures":    map[string]any{"tap": true, "long_press_seconds": []float64{0.03, 2}, "swipe_seconds": []float64{0.03, 2}, "swipe_hold": []float64{0, 2}, "multitouch": false},
+		"screenshots": map[string]any{"formats": []string{"jpeg", "png"}, "max_size": []int{128, 4096}, "default_max_size": defaultMax},
+		"launch_app":  len(info.Apps) > 0, "open_url": []string{"http", "https"},
+	})}
+}
+
+// frameFields describes a screenshot as sent.
+func (h *Handler) frameFields(shot control.Shot, enc *encoded, format string) map[string]any {
+	b := shot.Frame.Image.Bounds()
+	age := h.ctl.Now().Sub(shot.Frame.Captured)
+	if shot.Frame.Captured.IsZero() || age < 0 {
+		age = 0
+	}
+	return map[string]any{"frame_id": shot.ID, "geometry_epoch": shot.Epoch,
+		"width": enc.width, "height": enc.height, "native_width": b.Dx(), "native_height": b.Dy(),
+		"age_ms": age.Milliseconds(), "format": format}
+}
+
+// shoot takes a screenshot for c (it becomes c's latest frame) and
+// encodes it.
+func (h *Handler) shoot(ctx context.Context, c call, format string, size int) (map[string]any, *encoded, *control.Error) {
+	shot, err := h.ctl.Screenshot(ctx, c.client)
+	if err != nil {
+		return nil, nil, control.PhoneError(err)
+	}
+	enc, err := h.images.encode(shot.Frame, format, size)
+	if err != nil {
+		return nil, nil, control.Errorf(control.CodeCaptureFailed, "%v", err)
+	}
+	return h.frameFields(shot, enc, format), enc, nil
+}
+
+func (h *Handler) screenshot(ctx context.Context, c call) result {
+	var args screenshotArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return fail(e)
+	}
+	format, size, e := args.check()
+	if e != nil {
+		return fail(e)
+	}
+	fields, enc, e := h.shoot(ctx, c, format, size)
+	if e != nil {
+		return fail(e)
+	}
+	return result{answer: control.OK(fields), image: enc}
+}
+
+func (h *Handler) apps(ctx context.Context, c call) result {
+	var args appsArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return fail(e)
+	}
+	if len(args.Query) > maxQuery {
+		return fail(invalid("query is longer than %d characters", maxQuery))
+	}
+	q := strings.ToLower(strings.TrimSpace(args.Query))
+	apps := []map[string]any{}
+	for _, a := range h.ph.Info().Apps {
+		if q == "" || strings.Contains(strings.ToLower(a.Name), q) || strings.Contains(strings.ToLower(a.ID), q) {
+			apps = append(apps, map[string]any{"bundle_id": a.ID, "name": a.Name})
+		}
+	}
+	return result{answer: control.OK(map[string]any{"apps": apps, "query": args.Query, "matched": len(apps)})}
+}
+
+func (h *Handler) deviceInfo(ctx context.Context, c call) result {
+	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
+		return fail(e)
+	}
+	info, st := h.ph.Info(), h.ph.State()
+	return result{answer: control.OK(map[string]any{"model": info.Model, "platform": string(info.Platform),
+		"backend": info.Backend, "native_width": info.Native.X, "native_height": info.Native.Y,
+		"ready": st.Ready, "state": st.Code, "reason": st.Reason})}
+}
+
+func (h *Handler) operationStatus(ctx context.Context, c call) result {
+	var args opStatusArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return fail(e)
+	}
+	if e := required("operation_id", args.OperationID); e != nil {
+		return fail(e)
+	}
+	id, e := opID(args.OperationID)
+	if e != nil {
+		return fail(e)
+	}
+	op, e := h.ctl.OperationStatus(ctx, c.client, id)
+	if e != nil {
+		return fail(e)
+	}
+	rec := map[string]any{"id": op.ID, "tool": op.Tool, "state": op.State, "code": op.Code,
+		"created_ms": op.Created.UnixMilli(), "updated_ms": op.Updated.UnixMilli()}
+	if op.Answer != "" {
+		var stored map[string]any
+		if json.Unmarshal([]byte(op.Answer), &stored) == nil {
+			rec["answer"] = stored
+		}
+	}
+	return result{answer: control.OK(map[string]any{"operation": rec})}
+}
+
+func (h *Handler) watch(ctx context.Context, c call) result {
+	var args watchArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return fail(e)
+	}
+	req, e := args.check()
+	if e != nil {
+		return fail(e)
+	}
+	res, e := h.ctl.Watch(ctx, c.client, req)
+	if e != nil {
+		return fail(e)
+	}
+	evs := res.Events
+	if evs == nil {
+		evs = []map[string]any{}
+	}
+	a := control.OK(map[string]any{"events": evs, "cursor": res.Cursor})
+	if res.Revoked {
+		a.Set("ended", "grant_revoked")
+	}
+	return result{answer: a}
+}
+
+func (h *Handler) pause(ctx context.Context, c call) result {
+	var args pauseArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	id, e := opID(args.OperationID)
+	if e != nil {
+		return refuse(e)
+	}
+	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: "openlolo_pause", OperationID: id, Args: args,
+		Run: func(ctx context.Context) (map[string]any, error) {
+			if err := h.ctl.Pause(ctx, c.client.Name); err != nil {
+				return nil, err
+			}
+			return map[string]any{"paused": true}, nil
+		}})
+	return result{answer: a}
+}
+
+func (h *Handler) control(ctx context.Context, c call) result {
+	var args controlArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	if !slices.Contains([]string{"acquire", "renew", "release", "resume"}, args.Command) {
+		return refuse(invalid("command must be acquire, renew, release or resume, not %q", clip(args.Command)))
+	}
+	id, e := opID(args.OperationID)
+	if e != nil {
+		return refuse(e)
+	}
+	args.OperationID = ""
+	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: "openlolo_control", OperationID: id, Args: args,
+		Run: func(ctx context.Context) (map[string]any, error) {
+			return h.ctl.ControlCommand(ctx, c.client, args.Command)
+		}})
+	return result{answer: a}
+}
+
+func (h *Handler) cancel(ctx context.Context, c call) result {
+	var args cancelArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	if e := required("target", args.Target); e != nil {
+		return refuse(e)
+	}
+	target, e := opID(args.Target)
+	if e != nil {
+		return refuse(invalid("target must be an operation_id (a UUID)"))
+	}
+	id, e := opID(args.OperationID)
+	if e != nil {
+		return refuse(e)
+	}
+	args.OperationID = ""
+	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: "openlolo_cancel", OperationID: id, Args: args,
+		Run: func(ctx context.Context) (map[string]any, error) {
+			return h.ctl.Cancel(ctx, c.client, target)
+		}})
+	return result{answer: a}
+}
+
+// input runs an input action through the rules and adds the observation.
+func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, args any, frame *control.FrameRef,
+	run func(ctx context.Context) (phone.Report, error)) result {
+	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: tool, OperationID: o.opID, Args: args, Input: true, Frame: frame,
+		Run: func(ctx context.Context) (map[string]any, error) {
+			rep, err := run(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"reports": rep.Reports, "took_ms": rep.Took.Milliseconds()}, nil
+		}})
+	r := result{answer: a}
+	if a.Status != control.StatusOK || !o.observe {
+		return r
+	}
+	if o.settle > 0 {
+		t := time.NewTimer(time.Duration(o.settle * float64(time.Second)))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	fields, enc, e := h.shoot(ctx, c, "jpeg", defaultMax)
+	if e != nil {
+		r.answer.Set("observation_error", e)
+		return r
+	}
+	r.answer.Set("observation", fields)
+	r.image = enc
+	return r
+}
+
+func (h *Handler) tap(ctx context.Context, c call) result {
+	var args tapArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(0.5)
+	if e != nil {
+		return refuse(e)
+	}
+	ref, p, e := args.frameArgs.check()
+	if e != nil {
+		return refuse(e)
+	}
+	return h.input(ctx, c, "openlolo_tap", o, args, &ref, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Touch(ctx, phone.Tap(p, tapHold))
+	})
+}
+
+func (h *Handler) longPress(ctx context.Context, c call) result {
+	var args longPressArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(0.5)
+	if e != nil {
+		return refuse(e)
+	}
+	ref, p, e := args.frameArgs.check()
+	if e != nil {
+		return refuse(e)
+	}
+	secs, e := finite("seconds", args.Seconds, 0.03, 2, 1, false)
+	if e != nil {
+		return refuse(e)
+	}
+	return h.input(ctx, c, "openlolo_long_press", o, args, &ref, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Touch(ctx, phone.Tap(p, time.Duration(secs*float64(time.Second))))
+	})
+}
+
+func (h *Handler) swipe(ctx context.Context, c call) result {
+	var args swipeArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(0.5)
+	if e != nil {
+		return refuse(e)
+	}
+	ref, from, e := args.frameArgs.check()
+	if e != nil {
+		return refuse(e)
+	}
+	var to phone.Point
+	var secs, hold float64
+	for _, f := range []struct {
+		name       string
+		v          *float64
+		lo, hi, df float64
+		req        bool
+		out        *float64
+	}{
+		{"x2", args.X2, 0, 1, 0, true, &to.X}, {"y2", args.Y2, 0, 1, 0, true, &to.Y},
+		{"seconds", args.Seconds, 0.03, 2, 0.6, false, &secs}, {"hold", args.Hold, 0, 2, 0, false, &hold},
+	} {
+		if *f.out, e = finite(f.name, f.v, f.lo, f.hi, f.df, f.req); e != nil {
+			return refuse(e)
+		}
+	}
+	g := phone.Swipe(from, to, dwell, time.Duration(secs*float64(time.Second)), time.Duration(hold*float64(time.Second)), swipeRate)
+	return h.input(ctx, c, "openlolo_swipe", o, args, &ref, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Touch(ctx, g)
+	})
+}
+
+func (h *Handler) typeText(ctx context.Context, c call) result {
+	var args typeArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(0.5)
+	if e != nil {
+		return refuse(e)
+	}
+	text, e := checkText(args.Text)
+	if e != nil {
+		return refuse(e)
+	}
+	return h.input(ctx, c, "openlolo_type_text", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Type(ctx, text)
+	})
+}
+
+func (h *Handler) key(ctx context.Context, c call) result {
+	var args keyArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(0.5)
+	if e != nil {
+		return refuse(e)
+	}
+	k, e := args.check()
+	if e != nil {
+		return refuse(e)
+	}
+	return h.input(ctx, c, "openlolo_key", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Key(ctx, k)
+	})
+}
+
+func (h *Handler) button(ctx context.Context, c call) result {
+	var args buttonArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(0.5)
+	if e != nil {
+		return refuse(e)
+	}
+	if e := required("button", args.Button); e != nil {
+		return refuse(e)
+	}
+	b := phone.Button(strings.ToLower(args.Button))
+	if !slices.Contains(buttonNames(), string(b)) {
+		return refuse(control.Errorf(control.CodeUnsupportedButton, "button %q is not one of %s", clip(args.Button), strings.Join(buttonNames(), ", ")))
+	}
+	if !h.ph.Info().HasButton(b) {
+		return refuse(control.Errorf(control.CodeUnsupportedButton, "this phone has no %s button", b))
+	}
+	return h.input(ctx, c, "openlolo_button", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Press(ctx, b)
+	})
+}
+
+// steps runs phone actions in order, pausing between them on real phones.
+func (h *Handler) steps(ctx context.Context, fns ...func(ctx context.Context) (phone.Report, error)) (phone.Report, error) {
+	var total phone.Report
+	start := time.Now()
+	pause := h.ph.Info().Backend != "sim"
+	for i, fn := range fns {
+		if i > 0 && pause {
+			t := time.NewTimer(stepPause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return total, ctx.Err()
+			}
+		}
+		rep, err := fn(ctx)
+		total.Reports += rep.Reports
+		if err != nil {
+			return total, err
+		}
+	}
+	total.Took = time.Since(start)
+	return total, nil
+}
+
+// openApp opens app through the phone's search: Home, search (cmd+space),
+// the app's display name, Enter.
+func (h *Handler) openApp(app phone.App) []func(ctx context.Context) (phone.Report, error) {
+	return []func(ctx context.Context) (phone.Report, error){
+		func(ctx context.Context) (phone.Report, error) { return h.ph.Press(ctx, phone.Home) },
+		func(ctx context.Context) (phone.Report, error) {
+			return h.ph.Key(ctx, phone.Key{Name: "space", Mods: phone.Cmd})
+		},
+		func(ctx context.Context) (phone.Report, error) { return h.ph.Type(ctx, app.Name) },
+		func(ctx context.Context) (phone.Report, error) { return h.ph.Key(ctx, phone.Key{Name: "enter"}) },
+	}
+}
+
+func (h *Handler) launchApp(ctx context.Context, c call) result {
+	var args launchArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(1.5)
+	if e != nil {
+		return refuse(e)
+	}
+	ref := args.BundleID
+	if ref == "" {
+		ref = args.Name
+	}
+	app, e := findApp(h.ph.Info().Apps, ref)
+	if e != nil {
+		return refuse(e)
+	}
+	if _, e := checkText(&app.Name); e != nil {
+		return refuse(control.Errorf(control.CodeUnsupported, "the app's name %q cannot be typed into search", app.Name))
+	}
+	r := h.input(ctx, c, "openlolo_launch_app", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+		return h.steps(ctx, h.openApp(app)...)
+	})
+	if r.answer.Status == control.StatusOK {
+		r.answer.Set("app", map[string]any{"bundle_id": app.ID, "name": app.Name})
+	}
+	return r
+}
+
+// safariID is the browser open_url uses.
+const safariID = "com.apple.mobilesafari"
+
+func (h *Handler) openURL(ctx context.Context, c call) result {
+	var args openURLArgs
+	if e := decodeArgs(c.raw, &args); e != nil {
+		return refuse(e)
+	}
+	o, e := args.common.check(1.5)
+	if e != nil {
+		return refuse(e)
+	}
+	u, e := checkURL(args.URL)
+	if e != nil {
+		return refuse(e)
+	}
+	safari, e := findApp(h.ph.Info().Apps, safariID)
+	if e != nil {
+		return refuse(control.Errorf(control.CodeUnsupported, "this phone's app catalog has no Safari to open URLs in"))
+	}
+	fns := append(h.openApp(safari),
+		func(ctx context.Context) (phone.Report, error) {
+			return h.ph.Key(ctx, phone.Key{Name: "l", Mods: phone.Cmd})
+		},
+		func(ctx context.Context) (phone.Report, error) { return h.ph.Type(ctx, u) },
+		func(ctx context.Context) (phone.Report, error) { return h.ph.Key(ctx, phone.Key{Name: "enter"}) },
+	)
+	return h.input(ctx, c, "openlolo_open_url", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+		return h.steps(ctx, fns...)
+	})
+}
+
+var _ = oauth.ScopePhoneRead
