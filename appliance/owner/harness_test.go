@@ -77,6 +77,11 @@ func newBox(t *testing.T, o boxOpts) *box {
 	mux := http.NewServeMux()
 	as.Routes(mux)
 	b.pages.Routes(mux)
+	// A resource behind the bearer check, to see tokens work or fail.
+	mux.Handle("GET /probe", as.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := oauth.CallerFrom(r.Context())
+		w.Write([]byte(c.ClientName))
+	})))
 	b.srv = httptest.NewTLSServer(mux)
 	t.Cleanup(b.srv.Close)
 	b.url = b.srv.URL

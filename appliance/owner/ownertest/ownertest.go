@@ -34,9 +34,9 @@ func NewClient(t testing.TB, srv *httptest.Server) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := srv.Client()
+	c := *srv.Client() // a copy: srv.Client returns the same client each time
 	c.Jar = jar
-	return c
+	return &c
 }
 
 // Claim claims an unclaimed box with its setup code and sets passphrase;
