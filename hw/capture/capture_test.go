@@ -101,6 +101,18 @@ func framed(W, H int, r image.Rectangle, noise uint8) *image.RGBA {
 	return img
 }
 
+// blueEdge is a 75% blue column (low luma, not a bar) left of a black
+// bar, like the end of a colour-bar test pattern.
+func blueEdge() *image.RGBA {
+	img := framed(50, 10, image.Rect(0, 0, 30, 10), 0)
+	for y := 0; y < 10; y++ {
+		for x := 30; x < 40; x++ {
+			img.SetRGBA(x, y, color.RGBA{0, 0, 191, 255})
+		}
+	}
+	return img
+}
+
 func TestContentRect(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -113,6 +125,7 @@ func TestContentRect(t *testing.T) {
 		{"no bars", framed(64, 48, image.Rect(0, 0, 64, 48), 0), image.Rect(0, 0, 64, 48)},
 		{"boxed", framed(100, 100, image.Rect(10, 20, 90, 70), 20), image.Rect(10, 20, 90, 70)},
 		{"dark screen", framed(64, 48, image.Rectangle{}, 5), image.Rectangle{}},
+		{"deep blue edge is content", blueEdge(), image.Rect(0, 0, 40, 10)},
 	}
 	for _, tt := range tests {
 		if got := ContentRect(tt.img); got != tt.want {

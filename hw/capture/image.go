@@ -71,8 +71,9 @@ func clamp(v int32) uint8 {
 	return uint8(v)
 }
 
-// DarkLevel is the brightest a letterbox bar may be (0..255 luma); capture
-// noise keeps real bars a little above 0.
+// DarkLevel is the brightest a letterbox bar may be, as the largest of R,
+// G and B (0..255); capture noise keeps real bars a little above 0. A
+// saturated colour (deep blue has little luma) is never dark.
 const DarkLevel = 32
 
 // ContentRect returns the part of img inside black letterbox or
@@ -81,10 +82,10 @@ const DarkLevel = 32
 // (the phone's screen is off; callers keep the previous geometry).
 func ContentRect(img image.Image) image.Rectangle {
 	b := img.Bounds()
-	luma := lumaFunc(img)
+	level := levelFunc(img)
 	rowDark := func(y, x0, x1 int) bool {
 		for x := x0; x < x1; x++ {
-			if luma(x, y) > DarkLevel {
+			if level(x, y) > DarkLevel {
 				return false
 			}
 		}
@@ -92,7 +93,7 @@ func ContentRect(img image.Image) image.Rectangle {
 	}
 	colDark := func(x, y0, y1 int) bool {
 		for y := y0; y < y1; y++ {
-			if luma(x, y) > DarkLevel {
+			if level(x, y) > DarkLevel {
 				return false
 			}
 		}
@@ -118,23 +119,22 @@ func ContentRect(img image.Image) image.Rectangle {
 	return image.Rect(left, top, right, bottom)
 }
 
-// lumaFunc returns a fast luma reader for the image types capture makes.
-func lumaFunc(img image.Image) func(x, y int) int32 {
+// levelFunc returns a fast reader of max(R, G, B) for the image types
+// capture makes.
+func levelFunc(img image.Image) func(x, y int) uint8 {
 	switch m := img.(type) {
 	case *image.RGBA:
-		return func(x, y int) int32 {
+		return func(x, y int) uint8 {
 			i := m.PixOffset(x, y)
 			p := m.Pix[i : i+3 : i+3]
-			return (77*int32(p[0]) + 150*int32(p[1]) + 29*int32(p[2])) >> 8
+			return max(p[0], p[1], p[2])
 		}
-	case *image.YCbCr:
-		return func(x, y int) int32 { return int32(m.Y[m.YOffset(x, y)]) }
 	case *image.Gray:
-		return func(x, y int) int32 { return int32(m.Pix[m.PixOffset(x, y)]) }
+		return func(x, y int) uint8 { return m.Pix[m.PixOffset(x, y)] }
 	}
-	return func(x, y int) int32 {
+	return func(x, y int) uint8 {
 		r, g, b, _ := img.At(x, y).RGBA()
-		return int32((77*r + 150*g + 29*b) >> 16)
+		return uint8(max(r, g, b) >> 8)
 	}
 }
 

@@ -103,3 +103,23 @@ func waitConfigured(ctx context.Context, state func() string, d time.Duration) (
 		}
 	}
 }
+
+// waitFile waits until path exists (device nodes appear a moment after
+// bind, when devtmpfs creates them).
+func waitFile(ctx context.Context, path string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		_, err := os.Stat(path)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

@@ -102,14 +102,25 @@ func (w *Writer) WriteReport(ctx context.Context, k hid.Kind, report []byte) err
 			return fmt.Errorf("gadget: write %s report: %w: the phone disconnected (USB state %q); reconnect it and retry", k, phone.ErrUnavailable, s)
 		}
 	}
-	if err := w.write(ctx, k, report); err != nil {
-		if gone(err) {
+	// Reopen once. The UDC state can still read "configured" from before
+	// a re-enumeration while the endpoint is not enabled yet (ESHUTDOWN):
+	// retry on the new node until ReconnectWait passes.
+	until := time.Now().Add(w.opts.ReconnectWait)
+	for {
+		err := w.write(ctx, k, report)
+		if err == nil || !gone(err) {
+			return err
+		}
+		if time.Now().After(until) {
 			w.closeFD(k)
 			return fmt.Errorf("gadget: write %s report after reopening: %w: %v; reconnect the phone", k, phone.ErrInputFailed, err)
 		}
-		return err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gadget: write %s report: %w", k, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	return nil
 }
 
 func (w *Writer) checkState(k hid.Kind) error {

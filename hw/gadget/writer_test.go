@@ -173,7 +173,7 @@ func TestWriteReportReopensOnceWhenGone(t *testing.T) {
 			)
 			w := NewWriter(WriterOptions{
 				Paths: map[hid.Kind]string{hid.KindKeyboard: "hidg0"},
-				State: func() string { return StateConfigured },
+				State: func() string { return StateConfigured }, ReconnectWait: 100 * time.Millisecond,
 				Open: func(string) (int, error) {
 					mu.Lock()
 					defer mu.Unlock()

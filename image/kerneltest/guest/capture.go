@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/capture"
+)
+
+// captureChecks streams from vivid with hw/capture, converts a frame to
+// PNG and computes the content rectangle and geometry epoch.
+func (s *suite) captureChecks(ctx context.Context, out map[string][]byte) {
+	d, err := capture.Open(ctx, capture.Options{Width: 640, Height: 360})
+	if !s.report("capture-open", err == nil, "%v", errOr(err, "ok")) {
+		return
+	}
+	defer d.Close()
+	f := d.Format()
+	s.logf("capture %s: %s %dx%d stride %d", d.Path(), f.Pixel, f.Width, f.Height, f.Stride)
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	first, err := d.Wait(wctx, 0)
+	if !s.report("capture-frame", err == nil, "%s", errOr(err, "frame streamed")) {
+		return
+	}
+	second, err := d.Wait(wctx, first.Seq)
+	if !s.report("capture-stream", err == nil && second.Seq > first.Seq, "frames %d then %v (%v)", first.Seq, seqOf(second), err) {
+		return
+	}
+	img, err := capture.Decode(second)
+	if !s.report("capture-decode", err == nil, "%s %v", f.Pixel, errOr(err, "decoded")) {
+		return
+	}
+	var tr capture.Tracker
+	rect, epoch := tr.Update(capture.ContentRect(img))
+	ok := !rect.Empty() && rect.In(img.Bounds()) && epoch == 1
+	s.report("capture-geometry", ok, "content %v in %v, epoch %d", rect, img.Bounds(), epoch)
+	var pb bytes.Buffer
+	if err := png.Encode(&pb, img); !s.report("capture-png", err == nil, "%d bytes %v", pb.Len(), errOr(err, "")) {
+		return
+	}
+	out["frame.png"] = pb.Bytes()
+	out["frame.txt"] = fmt.Appendf(nil, "%d %d %s %d %d %d %d %d\n", img.Bounds().Dx(), img.Bounds().Dy(), f.Pixel,
+		rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y, epoch)
+	if err := d.Close(); !s.report("capture-close", err == nil && !d.Online(), "streamoff and close: %v", errOr(err, "ok")) {
+		return
+	}
+}
+
+func seqOf(f *capture.Frame) any {
+	if f == nil {
+		return "none"
+	}
+	return f.Seq
+}
+
+func errOr(err error, ok string) string {
+	if err != nil {
+		return firstLine(err)
+	}
+	return ok
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/gadget"
+	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// Interface numbers follow the gadget's function order.
+const (
+	ifKeyboard = 0
+	ifConsumer = 1
+	ifPointer  = 2
+)
+
+// writeDeadline is short so the not-reading check is quick.
+const writeDeadline = 300 * time.Millisecond
+
+// setup applies a platform profile with hw/gadget and waits until the
+// host side configured it.
+func (s *suite) setup(ctx context.Context, platform string) (*gadget.Bound, *gadget.Writer, bool) {
+	b, err := gadget.Setup{Platform: platform, Identity: gadget.Identity{Serial: "kerneltest"}}.Apply(ctx, 5*time.Second)
+	if !s.report("gadget-setup-"+platform, err == nil, "%s", errOr(err, "bound")) {
+		return nil, nil, false
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for b.State() != gadget.StateConfigured && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !s.report("gadget-configured-"+platform, b.State() == gadget.StateConfigured, "UDC %s state %q", b.UDC, b.State()) {
+		return nil, nil, false
+	}
+	w := gadget.NewWriter(gadget.WriterOptions{Paths: b.Paths, State: b.State, Deadline: writeDeadline})
+	return b, w, true
+}
+
+func (s *suite) gadgetChecks(ctx context.Context) {
+	b, w, ok := s.setup(ctx, gadget.Android)
+	if !ok {
+		return
+	}
+	// Reconciling the same profile again changes nothing and stays bound.
+	l, _ := gadget.LayoutFor(gadget.Android, gadget.Identity{Serial: "kerneltest"})
+	changed, err := (&gadget.Reconciler{}).Reconcile(l)
+	s.report("gadget-reconcile-idempotent", err == nil && !changed && b.State() == gadget.StateConfigured,
+		"changed=%v err=%v state=%q", changed, err, b.State())
+
+	in := newInputs(w)
+	s.keyboard(ctx, in)
+	s.touchAndroid(ctx, in)
+	s.consumer(ctx, in)
+	s.notReading(ctx, in)
+	w.Close()
+
+	// Switching the profile reconciles the pointer function and rebinds.
+	b, w, ok = s.setup(ctx, gadget.IOS)
+	if !ok {
+		return
+	}
+	s.absMouse(ctx, newInputs(w))
+	w.Close()
+	b, w, ok = s.setup(ctx, gadget.IOSRelative)
+	if !ok {
+		return
+	}
+	s.relMouse(ctx, newInputs(w))
+	w.Close()
+	err = b.Teardown()
+	_, statErr := os.Stat(filepath.Join(gadget.DefaultConfigFS, "openlolo"))
+	s.report("gadget-teardown", err == nil && errors.Is(statErr, os.ErrNotExist), "teardown %v; folder %v", errOr(err, "ok"), statErr)
+}
+
+// check opens the host-side input device of iface, runs send, and reads
+// events until want is satisfied.
+func (s *suite) check(name string, iface int, version uint16, send func() error, want func([]event) (bool, string)) {
+	ev, err := findEvdev(iface, version, 10*time.Second)
+	if err != nil {
+		s.report(name, false, "%v", err)
+		return
+	}
+	defer ev.Close()
+	if err := send(); err != nil {
+		s.report(name, false, "send: %s", firstLine(err))
+		return
+	}
+	var detail string
+	var ok bool
+	evs := ev.read(5*time.Second, func(e []event) bool { ok, detail = want(e); return ok })
+	if !ok {
+		detail += " events: " + describe(evs)
+	}
+	s.report(name, ok, "%s %s", ev.path, detail)
+}
+
+func (s *suite) keyboard(ctx context.Context, in *inputs) {
+	s.check("keyboard-type-Hi!", ifKeyboard, gadget.DeviceAndroid, func() error { return in.Type(ctx, "Hi!") }, func(evs []event) (bool, string) {
+		// Each non-modifier key press with whether shift was held.
+		type press struct {
+			code  uint16
+			shift bool
+		}
+		var got []press
+		shift, held := false, map[uint16]bool{}
+		for _, e := range evs {
+			if e.Type != evKey || e.Value == 2 {
+				continue
+			}
+			if e.Code == keyLeftShift {
+				shift = e.Value == 1
+				continue
+			}
+			held[e.Code] = e.Value == 1
+			if e.Value == 1 {
+				got = append(got, press{e.Code, shift})
+			}
+		}
+		want := []press{{keyH, true}, {keyI, false}, {key1, true}}
+		allUp := !shift
+		for _, h := range held {
+			allUp = allUp && !h
+		}
+		ok := fmt.Sprint(got) == fmt.Sprint(want) && allUp
+		return ok, fmt.Sprintf("presses %v (want %v), all released %v", got, want, allUp)
+	})
+}
+
+func (s *suite) touchAndroid(ctx context.Context, in *inputs) {
+	ev, err := findEvdev(ifPointer, gadget.DeviceAndroid, 10*time.Second)
+	if err != nil {
+		s.report("touch-android", false, "%v", err)
+		return
+	}
+	props, drv := ev.props(), ev.driver()
+	maxX, errX := ev.absMax(absMTX)
+	maxY, errY := ev.absMax(absMTY)
+	ev.Close()
+	s.report("touch-android-direct", props&(1<<inputPropDirect) != 0 && drv == "hid-multitouch",
+		"properties %#x, driver %s", props, drv)
+	if errX != nil || errY != nil {
+		s.report("touch-android-tap", false, "axis range: %v %v", errX, errY)
+		return
+	}
+	s.check("touch-android-tap", ifPointer, gadget.DeviceAndroid, func() error { return in.TapTouch(ctx, 0.25, 0.75) }, func(evs []event) (bool, string) {
+		x, okx := last(evs, evAbs, absMTX)
+		y, oky := last(evs, evAbs, absMTY)
+		fx, fy := float64(x)/float64(maxX), float64(y)/float64(maxY)
+		ok := okx && oky && has(evs, evKey, btnTouch, 1) && has(evs, evKey, btnTouch, 0) &&
+			math.Abs(fx-0.25) < 0.001 && math.Abs(fy-0.75) < 0.001
+		return ok, fmt.Sprintf("MT position %.4f,%.4f of %d,%d, touch down+up %v", fx, fy, maxX, maxY,
+			has(evs, evKey, btnTouch, 1) && has(evs, evKey, btnTouch, 0))
+	})
+}
+
+func (s *suite) consumer(ctx context.Context, in *inputs) {
+	for _, c := range []struct {
+		name  string
+		usage uint16
+		key   uint16
+	}{{"consumer-home", hid.ConsumerHome, keyHomepage}, {"consumer-volume-up", hid.ConsumerVolumeUp, keyVolumeUp}} {
+		s.check(c.name, ifConsumer, gadget.DeviceAndroid, func() error { return in.Consumer(ctx, c.usage) }, func(evs []event) (bool, string) {
+			ok := has(evs, evKey, c.key, 1) && has(evs, evKey, c.key, 0)
+			return ok, fmt.Sprintf("key %d press+release %v", c.key, ok)
+		})
+	}
+}
+
+// notReading unbinds the host's usbhid from the keyboard interface, so
+// nobody polls the endpoint: writes must fail with INPUT_FAILED within
+// the deadline; after rebinding, input works again.
+func (s *suite) notReading(ctx context.Context, in *inputs) {
+	ifaces, _ := filepath.Glob("/sys/bus/usb/drivers/usbhid/*:1.0")
+	if len(ifaces) != 1 {
+		s.report("input-not-reading", false, "keyboard interface bound to usbhid: %v", ifaces)
+		return
+	}
+	id := filepath.Base(ifaces[0])
+	if err := os.WriteFile("/sys/bus/usb/drivers/usbhid/unbind", []byte(id), 0o200); err != nil {
+		s.report("input-not-reading", false, "unbind %s: %v", id, err)
+		return
+	}
+	var err error
+	var took time.Duration
+	// The first report may still fit the gadget's one-report buffer.
+	for i := 0; i < 3 && err == nil; i++ {
+		start := time.Now()
+		err = in.w.WriteReport(ctx, hid.KindKeyboard, hid.Keyboard(0, hid.KeyA))
+		took = time.Since(start)
+	}
+	s.report("input-not-reading", errors.Is(err, phone.ErrInputFailed) && took >= writeDeadline && took < writeDeadline+time.Second,
+		"after unbinding %s: %v after %v (deadline %v)", id, errOr(err, "no error"), took.Round(time.Millisecond), writeDeadline)
+	if err := os.WriteFile("/sys/bus/usb/drivers/usbhid/bind", []byte(id), 0o200); err != nil {
+		s.report("input-rebind-recovers", false, "bind %s: %v", id, err)
+		return
+	}
+	s.check("input-rebind-recovers", ifKeyboard, gadget.DeviceAndroid, func() error { return in.Type(ctx, "a") }, func(evs []event) (bool, string) {
+		ok := has(evs, evKey, keyA, 1) && has(evs, evKey, keyA, 0)
+		return ok, fmt.Sprintf("KEY_A press+release %v", ok)
+	})
+}
+
+func (s *suite) absMouse(ctx context.Context, in *inputs) {
+	s.check("absmouse-ios-click", ifPointer, gadget.DeviceIOS, func() error { return in.ClickAbs(ctx, 0.25, 0.75) }, func(evs []event) (bool, string) {
+		x, okx := last(evs, evAbs, absX)
+		y, oky := last(evs, evAbs, absY)
+		want := func(v int32, f float64) bool { return math.Abs(float64(v)/hid.MaxCoord-f) < 0.001 }
+		ok := okx && oky && want(x, 0.25) && want(y, 0.75) && has(evs, evKey, btnLeft, 1) && has(evs, evKey, btnLeft, 0)
+		return ok, fmt.Sprintf("ABS %d,%d BTN_LEFT down+up %v", x, y, has(evs, evKey, btnLeft, 1) && has(evs, evKey, btnLeft, 0))
+	})
+}
+
+func (s *suite) relMouse(ctx context.Context, in *inputs) {
+	s.check("relmouse-ios-relative-move", ifPointer, gadget.DeviceIOSRelative, func() error { return in.MoveRel(ctx, 10, -5) }, func(evs []event) (bool, string) {
+		ok := has(evs, evRel, relX, 10) && has(evs, evRel, relY, -5)
+		return ok, fmt.Sprintf("REL_X 10, REL_Y -5 seen %v", ok)
+	})
+}

@@ -1,0 +1,103 @@
+// Command guest runs inside the kernel-test VM (image/kerneltest): it sets
+// up the box's USB gadget with hw/gadget on dummy_udc, drives it through
+// the gadget's hidg writers, reads what the same kernel's host side makes
+// of it from /dev/input/event*, captures a frame from vivid with
+// hw/capture, and prints one "RESULT <name> PASS|FAIL <detail>" line per
+// check. Files for the host go to /dev/vda as a tar stream.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// result is one check's outcome.
+type result struct {
+	name   string
+	ok     bool
+	detail string
+}
+
+// suite runs checks and remembers results.
+type suite struct {
+	results []result
+	start   time.Time
+}
+
+func (s *suite) report(name string, ok bool, format string, a ...any) bool {
+	detail := fmt.Sprintf(format, a...)
+	s.results = append(s.results, result{name, ok, detail})
+	word := "FAIL"
+	if ok {
+		word = "PASS"
+	}
+	fmt.Printf("RESULT %s %s %s (+%.1fs)\n", name, word, detail, time.Since(s.start).Seconds())
+	return ok
+}
+
+func (s *suite) logf(format string, a ...any) {
+	fmt.Printf("guest +%.2fs: %s\n", time.Since(s.start).Seconds(), fmt.Sprintf(format, a...))
+}
+
+func main() {
+	s := &suite{start: time.Now()}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out := map[string][]byte{}
+
+	s.gadgetChecks(ctx)
+	s.captureChecks(ctx, out)
+
+	if err := writeTar("/dev/vda", out); err != nil {
+		s.report("export", false, "%v", err)
+	}
+	failed := 0
+	for _, r := range s.results {
+		if !r.ok {
+			failed++
+		}
+	}
+	fmt.Printf("guest: %d passed, %d failed\n", len(s.results)-failed, failed)
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
+
+// writeTar writes files as a tar stream to the start of a block device.
+func writeTar(dev string, files map[string][]byte) error {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for name, b := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: "./" + name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		tw.Write(b)
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dev, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", dev, err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("export to %s: %w", dev, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// firstLine trims an error for a result line.
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}

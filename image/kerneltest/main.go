@@ -1,0 +1,226 @@
+// Command kerneltest proves the box's hardware path against the real Linux
+// kernel: it boots Debian's arm64 kernel under QEMU (image/vm) with an
+// initramfs holding busybox, the USB gadget, HID, evdev and vivid modules
+// and the guest program (./guest, built static for arm64), reads one
+// "RESULT name PASS|FAIL detail" line per check from the serial console,
+// checks the PNG the guest exported through a virtio disk, and prints a
+// closing "N passed, N failed" line. It exits 1 when anything failed.
+//
+// Usage (from the module root; make test-kernel):
+//
+//	go run ./image/kerneltest -cache .cache/vm [-v] [-timeout 4m]
+//
+// The host needs qemu-system-aarch64, dpkg-deb, depmod and apt sources
+// for arm64 (dpkg --add-architecture arm64 && apt-get update); the kernel
+// and busybox packages are fetched with apt-get download into the cache.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/openlolo/openlolo/image/vm"
+)
+
+// modules the guest needs; their dependencies come from modules.dep.
+var modules = []string{
+	"virtio_mmio", "virtio_blk",
+	"configfs", "libcomposite", "dummy_hcd", "usb_f_hid",
+	"usbhid", "hid_generic", "hid_multitouch", "evdev",
+	"vivid",
+}
+
+// expected lists every check the guest must report; a missing one counts
+// as failed (the guest crashed or hung before it).
+var expected = []string{
+	"gadget-setup-android", "gadget-configured-android", "gadget-reconcile-idempotent",
+	"keyboard-type-Hi!", "touch-android-direct", "touch-android-tap",
+	"consumer-home", "consumer-volume-up", "input-not-reading", "input-rebind-recovers",
+	"gadget-setup-ios", "gadget-configured-ios", "absmouse-ios-click",
+	"gadget-setup-ios-relative", "gadget-configured-ios-relative", "relmouse-ios-relative-move",
+	"gadget-teardown",
+	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-close",
+}
+
+func main() {
+	cache := flag.String("cache", ".cache/vm", "folder for the downloaded kernel and busybox packages")
+	verbose := flag.Bool("v", false, "print the VM console as it runs")
+	timeout := flag.Duration("timeout", 4*time.Minute, "give up after this long")
+	keep := flag.Bool("keep", false, "keep the work folder (initramfs, disk, log)")
+	flag.Parse()
+	if err := run(*cache, *verbose, *timeout, *keep, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "kerneltest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	cache, err := filepath.Abs(cache)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "kerneltest-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		fmt.Fprintln(out, "work folder:", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	guest := filepath.Join(work, "guest")
+	if err := buildGuest(ctx, guest); err != nil {
+		return err
+	}
+	k, err := vm.FetchKernel(ctx, cache)
+	if err != nil {
+		return err
+	}
+	bb, err := vm.FetchBusybox(ctx, cache)
+	if err != nil {
+		return err
+	}
+	initrd := filepath.Join(work, "initrd.cpio.gz")
+	if err := vm.BuildInitramfs(vm.Initramfs{
+		Kernel: k, Busybox: bb, Modules: modules,
+		Files: map[string]string{"/bin/guest": guest},
+		Run:   "/bin/guest || { dmesg | grep -iE 'usb|hid|input|gadget' | tail -60; false; }",
+	}, initrd); err != nil {
+		return err
+	}
+	disk := filepath.Join(work, "export.img")
+	if err := vm.NewDisk(disk, 16<<20); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "kerneltest: booting %s (prepared in %v)\n", k.Package, time.Since(start).Round(time.Millisecond))
+	cfg := vm.Config{Kernel: k.Image, Initrd: initrd, Disk: disk}
+	if verbose {
+		cfg.Console = out
+	}
+	res, runErr := vm.Run(ctx, cfg)
+	if res != nil {
+		os.WriteFile(filepath.Join(work, "console.log"), []byte(res.Log), 0o644)
+	}
+	results := map[string]string{}
+	var order []string
+	if res != nil {
+		order = parseResults(res.Log, results)
+	}
+	// Host-side check: the PNG the guest captured decodes, at the size
+	// the guest reported.
+	order = append(order, "host-frame-png")
+	results["host-frame-png"] = checkFrame(disk)
+
+	passed, failed := 0, 0
+	for _, name := range order {
+		line := results[name]
+		fmt.Fprintf(out, "%s %s\n", name, line)
+		if strings.HasPrefix(line, "PASS") {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	for _, name := range expected {
+		if _, ok := results[name]; !ok {
+			fmt.Fprintf(out, "%s FAIL not reported by the guest\n", name)
+			failed++
+		}
+	}
+	if runErr != nil || res == nil || res.Status != 0 {
+		if res != nil && !verbose {
+			fmt.Fprintf(out, "--- console ---\n%s--- end ---\n", res.Log)
+		}
+		if runErr != nil {
+			fmt.Fprintln(out, "kerneltest:", runErr)
+			failed++
+		}
+	}
+	fmt.Fprintf(out, "kerneltest: took %v\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return fmt.Errorf("%d checks failed", failed)
+	}
+	return nil
+}
+
+// resultRe matches the guest's result lines.
+var resultRe = regexp.MustCompile(`^RESULT (\S+) (PASS|FAIL) ?(.*)$`)
+
+// parseResults fills results from the console log and returns the names
+// in order of appearance.
+func parseResults(log string, results map[string]string) []string {
+	var order []string
+	for _, line := range strings.Split(log, "\n") {
+		m := resultRe.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		if _, dup := results[m[1]]; !dup {
+			order = append(order, m[1])
+		}
+		results[m[1]] = m[2] + " " + m[3]
+	}
+	return order
+}
+
+// checkFrame reads frame.png and frame.txt from the export disk.
+func checkFrame(disk string) string {
+	files, err := vm.ReadTar(disk)
+	if err != nil {
+		return "FAIL " + err.Error()
+	}
+	img, err := png.Decode(bytes.NewReader(files["./frame.png"]))
+	if err != nil {
+		return "FAIL frame.png: " + err.Error()
+	}
+	var w, h int
+	var pix string
+	if _, err := fmt.Sscan(string(files["./frame.txt"]), &w, &h, &pix); err != nil {
+		return "FAIL frame.txt: " + err.Error()
+	}
+	if img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+		return fmt.Sprintf("FAIL frame.png is %v, the guest reported %dx%d", img.Bounds().Size(), w, h)
+	}
+	return fmt.Sprintf("PASS frame.png %dx%d (%s) decodes: %s", w, h, pix, strings.TrimSpace(string(files["./frame.txt"])))
+}
+
+// buildGuest builds ./guest as a static arm64 binary.
+func buildGuest(ctx context.Context, out string) error {
+	dir, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./image/kerneltest/guest")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build guest: %w\n%s", err, b)
+	}
+	return nil
+}
+
+func moduleRoot(ctx context.Context) (string, error) {
+	b, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("find module root: %w", err)
+	}
+	mod := strings.TrimSpace(string(b))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("find module root: run kerneltest inside the openlolo module")
+	}
+	return filepath.Dir(mod), nil
+}
