@@ -255,18 +255,33 @@ func (d *Driver) begin(name string) *op {
 
 // ReleaseAll writes the release report of the keyboard, the consumer
 // control and the pointer, each Timing.Releases times. Call it at start,
-// on pause (after cancelling the running input) and after a failure.
+// on pause (after cancelling the running input) and after a failure. A
+// failed function does not stop the others from being released; the
+// error wraps phone.ErrInputFailed and every write error, or ctx.Err().
 func (d *Driver) ReleaseAll(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	o := d.begin("release all")
+	var errs []error
 	for _, k := range d.profile.Kinds() {
 		if err := d.releaseKind(ctx, o, k); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("input: release all: %w", ctx.Err())
 			}
-			return fmt.Errorf("input: release all: %w: %w", phone.ErrInputFailed, err)
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("input: release all: %w: %w", phone.ErrInputFailed, errors.Join(errs...))
 	}
 	return nil
 }
+
+// Driver provides the input half of phone.Phone.
+var _ interface {
+	Touch(context.Context, phone.Gesture) (phone.Report, error)
+	Type(context.Context, string) (phone.Report, error)
+	Key(context.Context, phone.Key) (phone.Report, error)
+	Press(context.Context, phone.Button) (phone.Report, error)
+	ReleaseAll(context.Context) error
+} = (*Driver)(nil)
