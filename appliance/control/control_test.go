@@ -1,0 +1,485 @@
+package control_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/control/controltest"
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+type env struct {
+	t     *testing.T
+	dir   string
+	st    *store.Store
+	ph    *controltest.Phone
+	clock *controltest.Clock
+	svc   *control.Service
+	grant *grants
+}
+
+type grants struct {
+	mu      sync.Mutex
+	revoked map[string]bool
+}
+
+func (g *grants) GrantActive(ctx context.Context, id string) (bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.revoked[id], nil
+}
+
+func (g *grants) revoke(id string) { g.mu.Lock(); g.revoked[id] = true; g.mu.Unlock() }
+
+func newEnv(t *testing.T, lim control.Limits) *env {
+	t.Helper()
+	e := &env{t: t, dir: t.TempDir(), clock: controltest.NewClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)),
+		grant: &grants{revoked: map[string]bool{}}}
+	e.ph = controltest.New(e.clock.Now)
+	e.start(lim)
+	return e
+}
+
+// start opens the store and a Service (again, for restart tests).
+func (e *env) start(lim control.Limits) {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := store.Open(ctx, e.dir)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	svc, err := control.New(ctx, control.Config{Store: st, Phone: e.ph, Now: e.clock.Now, Limits: lim, Grants: e.grant})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.st, e.svc = st, svc
+	e.t.Cleanup(func() { cancel(); st.Close() })
+}
+
+func (e *env) stop() { e.st.Close() }
+
+var (
+	alice = control.Client{ID: "alice", Name: "alice's script", GrantID: "g-alice"}
+	bob   = control.Client{ID: "bob", Name: "bob's agent", GrantID: "g-bob"}
+)
+
+// key is a simple input call.
+func keyCall(c control.Client, id string, ph phone.Phone, name string) control.Call {
+	return control.Call{Client: c, Tool: "openlolo_key", OperationID: id, Args: map[string]string{"key": name}, Input: true,
+		Run: func(ctx context.Context) (map[string]any, error) {
+			rep, err := ph.Key(ctx, phone.Key{Name: name})
+			return map[string]any{"reports": rep.Reports}, err
+		}}
+}
+
+func touchCall(c control.Client, ph phone.Phone, ref *control.FrameRef, d time.Duration) control.Call {
+	return control.Call{Client: c, Tool: "openlolo_swipe", Args: map[string]any{"d": d.String(), "ref": ref}, Input: true, Frame: ref,
+		Run: func(ctx context.Context) (map[string]any, error) {
+			_, err := ph.Touch(ctx, phone.Swipe(phone.Point{X: 0.5, Y: 0.8}, phone.Point{X: 0.5, Y: 0.2}, 0, d, 0, 60))
+			return nil, err
+		}}
+}
+
+func wantCode(t *testing.T, a control.Answer, code string) {
+	t.Helper()
+	if code == "" {
+		if a.Status != control.StatusOK {
+			t.Fatalf("answer %s %+v, want ok", a.Status, a.Error)
+		}
+		return
+	}
+	if a.Status != control.StatusFailed || a.Error == nil || a.Error.Code != code {
+		t.Fatalf("answer %s %+v, want failed %s", a.Status, a.Error, code)
+	}
+	if a.Error.Message == "" || len(a.Error.NextSteps) == 0 {
+		t.Fatalf("error %s has no message or next steps: %+v", code, a.Error)
+	}
+}
+
+const (
+	id1 = "11111111-1111-4111-8111-111111111111"
+	id2 = "22222222-2222-4222-8222-222222222222"
+)
+
+func TestLeaseBusyAndLapse(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
+	if l := e.svc.Lease(); l.Holder != "alice" || !l.Expires.Equal(e.clock.Now().Add(90*time.Second)) {
+		t.Fatalf("lease after alice's input = %+v", l)
+	}
+	a := e.svc.Do(ctx, keyCall(bob, "", e.ph, "b"))
+	wantCode(t, a, control.CodeControlBusy)
+	if *a.Dispatched || a.Error.RetryAfterMS != 90000 {
+		t.Fatalf("busy answer dispatched=%v retry_after=%d", *a.Dispatched, a.Error.RetryAfterMS)
+	}
+	// Reads do not renew; 89 s later alice still holds it.
+	e.clock.Advance(89 * time.Second)
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), control.CodeControlBusy)
+	e.clock.Advance(time.Second)
+	if l := e.svc.Lease(); l.Holder != "" {
+		t.Fatalf("lease at 90 s = %+v, want lapsed", l)
+	}
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), "")
+	if e.ph.Inputs() != 2 {
+		t.Fatalf("phone saw %d inputs, want 2", e.ph.Inputs())
+	}
+	// Control commands: release by a non-holder is refused, by the holder frees it.
+	if _, err := e.svc.ControlCommand(ctx, alice, "release"); !isCode(err, control.CodeControlBusy) {
+		t.Fatalf("alice release while bob holds = %v", err)
+	}
+	if _, err := e.svc.ControlCommand(ctx, alice, "renew"); !isCode(err, control.CodeControlBusy) {
+		t.Fatalf("alice renew while bob holds = %v", err)
+	}
+	if _, err := e.svc.ControlCommand(ctx, bob, "release"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.ControlCommand(ctx, alice, "renew"); !isCode(err, control.CodeControlRequired) {
+		t.Fatalf("renew of a free lease = %v, want CONTROL_REQUIRED", err)
+	}
+	if _, err := e.svc.ControlCommand(ctx, alice, "acquire"); err != nil {
+		t.Fatal(err)
+	}
+	if e.svc.Lease().Holder != "alice" {
+		t.Fatal("acquire did not take a free lease")
+	}
+}
+
+func isCode(err error, code string) bool {
+	var e *control.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+func TestReplayConflictAndRestart(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	first := e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a"))
+	wantCode(t, first, "")
+	again := e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a"))
+	wantCode(t, again, "")
+	if again.Fields["replayed"] != true || again.OperationID != id1 {
+		t.Fatalf("replay = %+v", again)
+	}
+	if e.ph.Inputs() != 1 {
+		t.Fatalf("phone saw %d inputs after a replay, want 1", e.ph.Inputs())
+	}
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "b")), control.CodeOperationConflict)
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, id1, e.ph, "a")), control.CodeOperationConflict)
+	if _, err := e.svc.OperationStatus(ctx, bob, id1); err == nil || err.Code != control.CodeOperationNotFound {
+		t.Fatalf("bob reading alice's operation = %v, want OPERATION_NOT_FOUND", err)
+	}
+	op, err := e.svc.OperationStatus(ctx, alice, id1)
+	if err != nil || op.State != store.OpSucceeded || op.Tool != "openlolo_key" {
+		t.Fatalf("OperationStatus = %+v, %v", op, err)
+	}
+
+	// A restart keeps the journal: the same call still replays.
+	e.stop()
+	e.start(control.Limits{})
+	again = e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a"))
+	wantCode(t, again, "")
+	if again.Fields["replayed"] != true || e.ph.Inputs() != 1 {
+		t.Fatalf("replay after restart = %+v, inputs %d", again, e.ph.Inputs())
+	}
+}
+
+func TestDispatchedAtStopIsOutcomeUnknown(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	now := e.clock.Now()
+	err := e.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.InsertOperation(store.Operation{ID: id2, ClientID: alice.ID, ClientName: alice.Name, Tool: "openlolo_key",
+			Fingerprint: "x", State: store.OpDispatched, Created: now, Updated: now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stop()
+	e.start(control.Limits{})
+	op, e2 := e.svc.OperationStatus(ctx, alice, id2)
+	if e2 != nil || op.State != store.OpOutcomeUnknown || op.Code != control.CodeOutcomeUnknown {
+		t.Fatalf("after restart: %+v, %v", op, e2)
+	}
+}
+
+func TestPauseMidSwipe(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	shot, err := e.svc.Screenshot(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &control.FrameRef{ID: shot.ID, Epoch: shot.Epoch}
+	done := make(chan control.Answer)
+	go func() { done <- e.svc.Do(ctx, touchCall(alice, e.ph, ref, 10*time.Second)) }()
+	// Wait until the swipe runs, then pause (as bob: anyone may).
+	waitFor(t, func() bool {
+		ops, _ := e.svc.Recent(ctx, 1)
+		return len(ops) == 1 && ops[0].State == store.OpDispatched
+	})
+	released := e.ph.Released()
+	if err := e.svc.Pause(ctx, bob.Name); err != nil {
+		t.Fatal(err)
+	}
+	var a control.Answer
+	select {
+	case a = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("pause did not stop the running swipe")
+	}
+	wantCode(t, a, control.CodeOutcomeUnknown)
+	if !*a.Dispatched || e.ph.Inputs() != 0 || e.ph.Released() <= released {
+		t.Fatalf("dispatched=%v inputs=%d released %d→%d", *a.Dispatched, e.ph.Inputs(), released, e.ph.Released())
+	}
+	if !e.svc.Lease().Paused {
+		t.Fatal("not paused")
+	}
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), control.CodePaused)
+	if _, err := e.svc.ControlCommand(ctx, alice, "resume"); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("condition not reached in 5 s")
+}
+
+func TestFramesPerClient(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	shotA, _ := e.svc.Screenshot(ctx, alice)
+	refA := control.FrameRef{ID: shotA.ID, Epoch: shotA.Epoch}
+	// bob's screenshots never expire alice's frame.
+	if _, err := e.svc.Screenshot(ctx, bob); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.CheckFrame(alice, refA); err != nil {
+		t.Fatalf("alice's frame after bob's screenshot: %v", err)
+	}
+	if err := e.svc.CheckFrame(control.Client{ID: "carol"}, refA); err == nil || err.Code != control.CodeFrameExpired {
+		t.Fatalf("a client without a screenshot used alice's frame: %v", err)
+	}
+	cases := []struct {
+		name string
+		prep func()
+		ref  func() control.FrameRef
+	}{
+		{"newer frame", func() { e.ph.Key(ctx, phone.Key{Name: "a"}); e.svc.Screenshot(ctx, alice) }, func() control.FrameRef { return refA }},
+		{"wrong epoch", func() {}, func() control.FrameRef {
+			s, _ := e.svc.Screenshot(ctx, alice)
+			return control.FrameRef{ID: s.ID, Epoch: "999"}
+		}},
+		{"foreign id", func() {}, func() control.FrameRef { return control.FrameRef{ID: "abc-1", Epoch: "1"} }},
+		{"older than 120 s", func() {}, func() control.FrameRef {
+			s, _ := e.svc.Screenshot(ctx, alice)
+			e.clock.Advance(121 * time.Second)
+			return control.FrameRef{ID: s.ID, Epoch: s.Epoch}
+		}},
+		{"geometry changed", func() {}, func() control.FrameRef {
+			s, _ := e.svc.Screenshot(ctx, alice)
+			e.ph.SetSize(image.Pt(160, 90))
+			return control.FrameRef{ID: s.ID, Epoch: s.Epoch}
+		}},
+	}
+	for _, c := range cases {
+		c.prep()
+		ref := c.ref()
+		a := e.svc.Do(ctx, touchCall(alice, e.ph, &ref, 0))
+		if a.Error == nil || a.Error.Code != control.CodeFrameExpired || *a.Dispatched {
+			t.Errorf("%s: answer %+v %+v, want FRAME_EXPIRED, not dispatched", c.name, a.Status, a.Error)
+		}
+	}
+	// A fresh frame works.
+	s, _ := e.svc.Screenshot(ctx, alice)
+	wantCode(t, e.svc.Do(ctx, touchCall(alice, e.ph, &control.FrameRef{ID: s.ID, Epoch: s.Epoch}, 0)), "")
+}
+
+func TestRateWindow(t *testing.T) {
+	e := newEnv(t, control.Limits{CallsPerMinute: 5})
+	for i := 0; i < 5; i++ {
+		if _, err := e.svc.Allow(alice); err != nil {
+			t.Fatalf("call %d refused: %v", i, err)
+		}
+		e.clock.Advance(time.Second)
+	}
+	_, err := e.svc.Allow(alice)
+	if err == nil || err.Code != control.CodeRateLimited || err.RetryAfterMS != 55000 {
+		t.Fatalf("6th call = %+v, want RATE_LIMITED after 55000 ms", err)
+	}
+	if _, err := e.svc.Allow(bob); err != nil {
+		t.Fatalf("bob limited by alice's calls: %v", err)
+	}
+	e.clock.Advance(55 * time.Second) // the first call leaves the window
+	if _, err := e.svc.Allow(alice); err != nil {
+		t.Fatalf("after the window slid: %v", err)
+	}
+	if _, err := e.svc.Allow(alice); err == nil {
+		t.Fatal("second call after one slot freed was allowed")
+	}
+	if n := e.svc.CallsLeft(alice); n != 0 {
+		t.Fatalf("CallsLeft = %d, want 0", n)
+	}
+}
+
+func TestQueueFullAndCancel(t *testing.T) {
+	e := newEnv(t, control.Limits{Queue: 2})
+	ctx := context.Background()
+	shot, _ := e.svc.Screenshot(ctx, alice)
+	ref := &control.FrameRef{ID: shot.ID, Epoch: shot.Epoch}
+	running := make(chan control.Answer, 1)
+	go func() { running <- e.svc.Do(ctx, touchCall(alice, e.ph, ref, 3*time.Second)) }()
+	waitFor(t, func() bool { ops, _ := e.svc.Recent(ctx, 1); return len(ops) == 1 && ops[0].State == store.OpDispatched })
+	ids := []string{"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"}
+	queued := make(chan control.Answer, 2)
+	for i, id := range ids {
+		go func() { queued <- e.svc.Do(ctx, keyCall(alice, id, e.ph, fmt.Sprint(i))) }()
+	}
+	waitFor(t, func() bool { ops, _ := e.svc.Recent(ctx, 3); return len(ops) == 3 })
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "z")), control.CodeQueueFull)
+	// A pending duplicate answers pending.
+	if a := e.svc.Do(ctx, keyCall(alice, ids[0], e.ph, "0")); a.Status != control.StatusPending {
+		t.Fatalf("duplicate of a queued operation = %+v", a)
+	}
+	// bob cannot cancel alice's; alice cancels her queued one.
+	if _, err := e.svc.Cancel(ctx, bob, ids[0]); !isCode(err, control.CodeOperationNotFound) {
+		t.Fatalf("bob cancelling alice's op = %v", err)
+	}
+	if _, err := e.svc.Cancel(ctx, alice, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	a := <-queued
+	if a.OperationID != ids[0] {
+		a, _ = <-queued, 0
+	}
+	wantCode(t, a, control.CodeCancelled)
+	if *a.Dispatched {
+		t.Fatal("a cancelled queued input was dispatched")
+	}
+	wantCode(t, <-running, "")
+	wantCode(t, <-queued, "")
+	if e.ph.Inputs() != 2 {
+		t.Fatalf("inputs = %d, want 2 (swipe and the uncancelled key)", e.ph.Inputs())
+	}
+}
+
+func TestWatchOrderAndCursors(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	first, err := e.svc.Watch(ctx, alice, control.WatchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a")), "")
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), control.CodeControlBusy)
+	if _, err := e.svc.ControlCommand(ctx, alice, "release"); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	cursor := first.Cursor
+	seen := map[string]bool{}
+	for len(got) < 6 {
+		res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 2 * time.Second, Kinds: []string{"operation", "control"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) == 0 {
+			break
+		}
+		for _, ev := range res.Events {
+			c := ev["cursor"].(string)
+			if seen[c] {
+				t.Fatalf("event %s delivered twice", c)
+			}
+			seen[c] = true
+		}
+		got = append(got, res.Events...)
+		cursor = res.Cursor
+	}
+	var seq []string
+	for _, ev := range got {
+		switch ev["kind"] {
+		case "operation":
+			seq = append(seq, "op:"+ev["state"].(string))
+		case "control":
+			seq = append(seq, "control:"+ev["event"].(string))
+		}
+	}
+	want := []string{"control:acquired", "op:queued", "op:dispatched", "op:succeeded", "control:released"}
+	if fmt.Sprint(seq) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", seq, want)
+	}
+	// bob sees control events but not alice's operations.
+	res, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: first.Cursor, Kinds: []string{"operation"}})
+	if len(res.Events) != 0 {
+		t.Fatalf("bob saw alice's operations: %v", res.Events)
+	}
+	// An empty watch returns the same cursor after its wait.
+	again, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 50 * time.Millisecond, Kinds: []string{"operation"}})
+	if len(again.Events) != 0 {
+		t.Fatalf("events after the last cursor: %v", again.Events)
+	}
+	for _, bad := range []string{"x", "c-1", "c999999", "c1x"} {
+		if _, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: bad}); err == nil || err.Code != control.CodeCursorExpired {
+			t.Errorf("cursor %q: %v, want CURSOR_EXPIRED", bad, err)
+		}
+	}
+}
+
+func TestWatchEndsOnRevokedGrant(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	done := make(chan control.WatchResult)
+	go func() {
+		res, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Wait: 30 * time.Second, Kinds: []string{"operation"}})
+		done <- res
+	}()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	e.grant.revoke(alice.GrantID)
+	select {
+	case res := <-done:
+		if !res.Revoked || len(res.Events) != 1 || res.Events[0]["kind"] != "access" {
+			t.Fatalf("watch result %+v", res)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("the watch ended %v after the revoke, want within a second", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("held watch did not end after the grant was revoked")
+	}
+}
+
+func TestFrameEventsCoalesced(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	start, _ := e.svc.Watch(ctx, alice, control.WatchRequest{})
+	for i := 0; i < 10; i++ {
+		e.ph.Key(ctx, phone.Key{Name: "a"})
+	}
+	time.Sleep(400 * time.Millisecond)
+	res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: start.Cursor, Kinds: []string{"frame"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Events); n < 1 || n > 2 {
+		t.Fatalf("10 quick frames gave %d frame events, want 1 or 2 (coalesced per 250 ms)", n)
+	}
+	if last := res.Events[len(res.Events)-1]["seq"]; last != float64(11) {
+		t.Fatalf("last frame event seq %v, want 11 (the newest)", last)
+	}
+}
