@@ -50,6 +50,8 @@ type harnessOpt struct {
 	entry string
 	st    *store.Store
 	clock *clock
+	// realTime runs the server on time.Now (for x/oauth2's real polling).
+	realTime bool
 }
 
 func newHarness(t testing.TB, opt harnessOpt) *harness {
@@ -66,7 +68,11 @@ func newHarness(t testing.TB, opt harnessOpt) *harness {
 	if h.clock == nil {
 		h.clock = newClock()
 	}
-	srv, err := New(Config{Store: h.st, Entry: opt.entry, Now: h.clock.Now,
+	now := h.clock.Now
+	if opt.realTime {
+		now = time.Now
+	}
+	srv, err := New(Config{Store: h.st, Entry: opt.entry, Now: now,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
