@@ -7,15 +7,6 @@ import (
 	"github.com/openlolo/openlolo/appliance/oauth"
 )
 
-func (p *Pages) accessRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /access", p.owner(p.accessPage))
-	mux.HandleFunc("POST /access/approve", p.owner(p.approve))
-	mux.HandleFunc("POST /access/deny", p.owner(p.deny))
-	mux.HandleFunc("POST /access/revoke", p.owner(p.revoke))
-	mux.HandleFunc("GET /oauth/authorize", p.owner(p.authorizeForm))
-	mux.HandleFunc("POST /oauth/authorize", p.owner(p.authorizePost))
-}
-
 // accessPage is the Access page.
 type accessPage struct {
 	basePage

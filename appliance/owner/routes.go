@@ -10,26 +10,39 @@ import (
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
-// Routes registers the box page on mux.
+// Routes registers the box page on mux. Every answer, redirects and
+// errors included, carries the security headers (see setHeaders).
 func (p *Pages) Routes(mux *http.ServeMux) {
+	handle := func(pattern string, h http.HandlerFunc) {
+		mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			setHeaders(w)
+			h(w, r)
+		}))
+	}
 	mux.Handle("GET /static/", p.static())
 
-	mux.HandleFunc("GET /claim", p.claimForm)
-	mux.HandleFunc("POST /claim", p.claimPost)
-	mux.HandleFunc("GET /login", p.gate(p.loginForm))
-	mux.HandleFunc("POST /login", p.gate(p.loginPost))
+	handle("GET /claim", p.claimForm)
+	handle("POST /claim", p.claimPost)
+	handle("GET /login", p.gate(p.loginForm))
+	handle("POST /login", p.gate(p.loginPost))
 
-	mux.HandleFunc("GET /{$}", p.owner(func(w http.ResponseWriter, r *http.Request) {
+	handle("GET /{$}", p.owner(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/status", http.StatusSeeOther)
 	}))
-	mux.HandleFunc("POST /logout", p.owner(p.logout))
-	mux.HandleFunc("GET /status", p.owner(p.statusPage))
-	mux.HandleFunc("GET /status/screen.jpg", p.asset(p.screen))
-	mux.HandleFunc("POST /status/pause", p.owner(p.pause))
-	mux.HandleFunc("POST /status/resume", p.owner(p.resume))
-	mux.HandleFunc("GET /activity", p.owner(p.activityPage))
-	mux.HandleFunc("GET /connect", p.owner(p.connectPage))
-	p.accessRoutes(mux)
+	handle("POST /logout", p.owner(p.logout))
+	handle("GET /status", p.owner(p.statusPage))
+	handle("GET /status/screen.jpg", p.asset(p.screen))
+	handle("POST /status/pause", p.owner(p.pause))
+	handle("POST /status/resume", p.owner(p.resume))
+	handle("GET /activity", p.owner(p.activityPage))
+	handle("GET /connect", p.owner(p.connectPage))
+
+	handle("GET /access", p.owner(p.accessPage))
+	handle("POST /access/approve", p.owner(p.approve))
+	handle("POST /access/deny", p.owner(p.deny))
+	handle("POST /access/revoke", p.owner(p.revoke))
+	handle("GET /oauth/authorize", p.owner(p.authorizeForm))
+	handle("POST /oauth/authorize", p.owner(p.authorizePost))
 }
 
 // claimed reports whether the box has an owner; once true it stays true.
