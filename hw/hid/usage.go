@@ -12,12 +12,12 @@ const (
 
 // Generic Desktop usages.
 const (
-	UsagePointer uint16 = 0x01
-	UsageMouse   uint16 = 0x02
-	UsageKbd     uint16 = 0x06
-	UsageX       uint16 = 0x30
-	UsageY       uint16 = 0x31
-	UsageWheel   uint16 = 0x38
+	UsagePointer  uint16 = 0x01
+	UsageMouse    uint16 = 0x02
+	UsageKeyboard uint16 = 0x06
+	UsageX        uint16 = 0x30
+	UsageY        uint16 = 0x31
+	UsageWheel    uint16 = 0x38
 )
 
 // Digitizer usages.
