@@ -50,13 +50,22 @@ func (e *AuthorizeError) Error() string { return "oauth: authorize: " + e.Code +
 // RedirectURL is where to send the browser with the error, if anywhere.
 func (e *AuthorizeError) RedirectURL() (string, bool) { return e.redirect, e.redirect != "" }
 
-// ParseAuthorize validates an authorization request from r's query (GET) or
-// form (POST). Errors are *AuthorizeError.
+// ParseAuthorize validates an authorization request. On GET it reads the
+// query string; on POST (the consent form) the body's fields if they include
+// client_id, otherwise the query string the form was posted to. Other body
+// fields (a CSRF token, the decision) are ignored. Errors are
+// *AuthorizeError; RedirectURL says whether the error may go back to the
+// client.
 func (s *Server) ParseAuthorize(r *http.Request) (*AuthorizeRequest, error) {
 	if err := r.ParseForm(); err != nil {
 		return nil, &AuthorizeError{Code: "invalid_request", Description: "the request could not be parsed: " + err.Error()}
 	}
-	f := r.Form
+	// GET: the query. POST (the consent form): the body's fields when it
+	// carries client_id, else the query string the form was posted to.
+	f := r.URL.Query()
+	if r.Method == http.MethodPost && r.PostForm.Has("client_id") {
+		f = r.PostForm
+	}
 	iss := s.issuer(r)
 	id := f.Get("client_id")
 	if id == "" {

@@ -268,3 +268,31 @@ func TestRegister(t *testing.T) {
 	h2.clock.Advance(time.Minute)
 	h2.register(testRedirect)
 }
+
+func TestParseAuthorizePOST(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	id := h.register(testRedirect)
+	cfg := h.oauth2Config(id)
+	authURL := cfg.AuthCodeURL("s9", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
+	u, _ := url.Parse(authURL)
+	body := u.Query()
+	body.Set("csrf", "tok")
+	body.Set("life", "30d")
+	for _, tt := range []struct {
+		name, target, body string
+	}{
+		{"fields in the body", "/oauth/authorize", body.Encode()},
+		{"fields in the query, body has the decision", "/oauth/authorize?" + u.RawQuery, "csrf=tok&life=30d"},
+		{"same fields in both", "/oauth/authorize?" + u.RawQuery, body.Encode()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", tt.target, strings.NewReader(tt.body))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.Host = strings.TrimPrefix(h.ts.URL, "https://")
+			req, err := h.srv.ParseAuthorize(r)
+			if err != nil || req.State != "s9" || req.ClientID != id {
+				t.Fatalf("ParseAuthorize = %+v, %v", req, err)
+			}
+		})
+	}
+}
