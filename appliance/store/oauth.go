@@ -90,7 +90,7 @@ func oauthTime(v int64) time.Time {
 	return time.UnixMilli(v).UTC()
 }
 
-func joinOAuthScopes(s []string) string { return strings.Join(s, " ") }
+func joinOAuthScopes(s []string) string  { return strings.Join(s, " ") }
 func splitOAuthScopes(s string) []string { return strings.Fields(s) }
 
 // InsertOAuthClient adds a client.
