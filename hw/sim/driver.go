@@ -3,28 +3,56 @@ package sim
 import (
 	"context"
 	"fmt"
+	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/input"
 )
 
-// pendingDriver stands in until hw/input's Driver exists: every input
-// fails with ErrUnsupported, so nothing pretends to work.
-type pendingDriver struct{}
+// FixedClock is an input.Clock that always says t and never waits: inputs
+// take no time, every contact counts as short, and frames are
+// byte-identical for the same inputs.
+type FixedClock time.Time
 
-func newDriver(p *Phone, opts Options) driver { return pendingDriver{} }
+// Now returns the fixed time.
+func (c FixedClock) Now() time.Time { return time.Time(c) }
 
-var errNoDriver = fmt.Errorf("sim: input: hw/input is not wired yet: %w", phone.ErrUnsupported)
+// Sleep returns at once (with ctx's error, if it has ended).
+func (c FixedClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
 
-func (pendingDriver) Touch(context.Context, phone.Gesture) (phone.Report, error) {
-	return phone.Report{}, errNoDriver
+// realClock is the system clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
-func (pendingDriver) Type(context.Context, string) (phone.Report, error) {
-	return phone.Report{}, errNoDriver
+
+// newDriver returns the hw/input driver that writes to p's host. For the
+// relative mouse it is calibrated to the host's pointer speed, as a person
+// would calibrate it on a phone.
+func newDriver(p *Phone, opts Options, clock input.Clock) (*input.Driver, error) {
+	l := p.ui.lay
+	rel := p.relScale()
+	d, err := input.New(input.Options{
+		Writer:      p,
+		Profile:     opts.Profile,
+		Clock:       clock,
+		Calibration: input.Calibration{X: float64(l.size.X) / rel, Y: float64(l.size.Y) / rel},
+		Logger:      opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	return d, nil
 }
-func (pendingDriver) Key(context.Context, phone.Key) (phone.Report, error) {
-	return phone.Report{}, errNoDriver
-}
-func (pendingDriver) Press(context.Context, phone.Button) (phone.Report, error) {
-	return phone.Report{}, errNoDriver
-}
-func (pendingDriver) ReleaseAll(context.Context) error { return errNoDriver }

@@ -38,7 +38,7 @@ func newTestPhone(t *testing.T, opts Options) *Phone {
 }
 
 // shot takes a screenshot and, with -sim.png, saves it as name.png.
-func shot(t *testing.T, p *Phone, name string) *phone.Frame {
+func shot(t testing.TB, p *Phone, name string) *phone.Frame {
 	t.Helper()
 	f, err := p.Screenshot(context.Background())
 	if err != nil {
@@ -70,7 +70,7 @@ func pixels(t *testing.T, f *phone.Frame) []byte {
 }
 
 // write sends one report to the host and fails the test on error.
-func write(t *testing.T, p *Phone, k hid.Kind, report []byte) {
+func write(t testing.TB, p *Phone, k hid.Kind, report []byte) {
 	t.Helper()
 	if err := p.WriteReport(context.Background(), k, report); err != nil {
 		t.Fatalf("WriteReport(%s, % x): %v", k, report, err)
@@ -78,7 +78,7 @@ func write(t *testing.T, p *Phone, k hid.Kind, report []byte) {
 }
 
 // mouseTap taps at pt with absolute-mouse reports: move, press, release.
-func mouseTap(t *testing.T, p *Phone, pt phone.Point) {
+func mouseTap(t testing.TB, p *Phone, pt phone.Point) {
 	t.Helper()
 	x, y := hid.Scale(pt.X), hid.Scale(pt.Y)
 	write(t, p, hid.KindAbsMouse, hid.AbsMouse(0, x, y, 0))
@@ -87,7 +87,7 @@ func mouseTap(t *testing.T, p *Phone, pt phone.Point) {
 }
 
 // mouseDrag drags from a to b in n steps with the absolute mouse.
-func mouseDrag(t *testing.T, p *Phone, a, b phone.Point, n int) {
+func mouseDrag(t testing.TB, p *Phone, a, b phone.Point, n int) {
 	t.Helper()
 	write(t, p, hid.KindAbsMouse, hid.AbsMouse(0, hid.Scale(a.X), hid.Scale(a.Y), 0))
 	for i := 0; i <= n; i++ {
@@ -100,7 +100,7 @@ func mouseDrag(t *testing.T, p *Phone, a, b phone.Point, n int) {
 
 // typeKeys types printable ASCII with keyboard reports, using hw/hid's
 // keymap on the sending side.
-func typeKeys(t *testing.T, p *Phone, s string) {
+func typeKeys(t testing.TB, p *Phone, s string) {
 	t.Helper()
 	for i := 0; i < len(s); i++ {
 		k, shift, ok := hid.CharKey(s[i])
@@ -117,7 +117,7 @@ func typeKeys(t *testing.T, p *Phone, s string) {
 }
 
 // chord presses key with mods and releases it.
-func chord(t *testing.T, p *Phone, mods hid.Modifiers, k hid.Key) {
+func chord(t testing.TB, p *Phone, mods hid.Modifiers, k hid.Key) {
 	t.Helper()
 	write(t, p, hid.KindKeyboard, hid.Keyboard(mods))
 	write(t, p, hid.KindKeyboard, hid.Keyboard(mods, k))
@@ -125,7 +125,7 @@ func chord(t *testing.T, p *Phone, mods hid.Modifiers, k hid.Key) {
 }
 
 // button presses and releases a consumer usage.
-func button(t *testing.T, p *Phone, u uint16) {
+func button(t testing.TB, p *Phone, u uint16) {
 	t.Helper()
 	write(t, p, hid.KindConsumer, hid.Consumer(u))
 	write(t, p, hid.KindConsumer, hid.Consumer(hid.ConsumerNone))

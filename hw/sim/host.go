@@ -55,10 +55,10 @@ func newFunction(f hid.Function) (*function, error) {
 	return fn, nil
 }
 
-// input is what one report means to the phone, in the order it applies:
+// action is what one report means to the phone, in the order it applies:
 // newly pressed keys with the modifiers held, newly pressed consumer
 // usages, and the pointer.
-type input struct {
+type action struct {
 	keys    []uint8
 	mods    uint8
 	cons    []uint16
@@ -67,15 +67,15 @@ type input struct {
 	down    bool
 }
 
-// decode turns one report into input, advancing the function's state.
+// decode turns one report into an action, advancing the function's state.
 // size is the screen in pixels; rel is pixels per relative count.
-func (fn *function) decode(report []byte, w, h int, rel float64) (input, error) {
+func (fn *function) decode(report []byte, w, h int, rel float64) (action, error) {
 	d, err := fn.desc.Decode(report)
 	if err != nil {
-		return input{}, fmt.Errorf("sim: decode %s report % x: %w", fn.kind, report, err)
+		return action{}, fmt.Errorf("sim: decode %s report % x: %w", fn.kind, report, err)
 	}
 	fn.count++
-	var in input
+	var in action
 	var keys []uint16
 	for _, u := range d.Pressed(hid.PageKeyboard) {
 		switch {

@@ -69,14 +69,14 @@ func allBlack(img *image.RGBA) bool {
 // host knows: the absolute mouse (iOS), the digitizer (Android) and the
 // relative mouse (homed in the top-left corner first).
 func TestTapOpensEveryApp(t *testing.T) {
-	pointers := map[string]func(t *testing.T, p *Phone, at phone.Point){
+	pointers := map[string]func(t testing.TB, p *Phone, at phone.Point){
 		"absmouse": mouseTap,
-		"touch": func(t *testing.T, p *Phone, at phone.Point) {
+		"touch": func(t testing.TB, p *Phone, at phone.Point) {
 			x, y := hid.Scale(at.X), hid.Scale(at.Y)
 			write(t, p, hid.KindTouch, hid.Touch(hid.TouchState{Contact: true, X: x, Y: y}))
 			write(t, p, hid.KindTouch, hid.Touch(hid.TouchState{X: x, Y: y}))
 		},
-		"relmouse": func(t *testing.T, p *Phone, at phone.Point) {
+		"relmouse": func(t testing.TB, p *Phone, at phone.Point) {
 			for range 40 { // home: far up and left
 				write(t, p, hid.KindRelMouse, hid.RelMouse(0, -127, -127, 0))
 			}
@@ -386,6 +386,15 @@ func (c *stepClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
+}
+
+// Sleep moves the clock on by d at once: the driver's pacing takes no
+// real time, and the host sees the gesture's real durations.
+func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		c.add(d)
+	}
+	return ctx.Err()
 }
 
 func (c *stepClock) add(d time.Duration) {

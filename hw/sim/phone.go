@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"log/slog"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/input"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -23,34 +24,25 @@ const (
 	MaxSide       = 8192
 )
 
-// Clock is the simulated phone's time source: the status bar shows Now,
-// and gesture timing (a tap is shorter than 300 ms) is measured with it.
-type Clock interface {
-	Now() time.Time
-}
-
-// FixedClock is a [Clock] that always says t: frames are byte-identical
-// for the same inputs, and every contact counts as short.
-type FixedClock time.Time
-
-// Now returns the fixed time.
-func (c FixedClock) Now() time.Time { return time.Time(c) }
-
-// realClock reads the system clock.
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
 // Options configure [New]. The zero value is a valid configuration.
 type Options struct {
 	// Size is the screen in pixels; zero means 1179×2556.
 	Size image.Point
-	// Clock drives the status bar and gesture timing; nil means the
-	// system clock.
-	Clock Clock
+	// Clock drives the status bar, the host's gesture timing (a tap is
+	// shorter than 300 ms) and the input driver's pacing; nil means the
+	// system clock. Tests use [FixedClock].
+	Clock input.Clock
+	// Profile picks the pointer function the phone's inputs use: the
+	// absolute mouse (input.IOS, the zero value), the digitizer
+	// (input.Android) or the relative mouse (input.IOSRelative). The host
+	// decodes all three, whatever the profile.
+	Profile input.Profile
 	// RelScale is how many pixels one relative-mouse count moves the
 	// pointer; zero means one point (Size.X/393 pixels).
 	RelScale float64
+	// Logger receives the input driver's reports of failed releases; nil
+	// means slog.Default().
+	Logger *slog.Logger
 }
 
 // Phone is a simulated iPhone. It implements [phone.Phone]; its input
@@ -58,8 +50,8 @@ type Options struct {
 // decodes (see the package documentation). Methods are safe for
 // concurrent use.
 type Phone struct {
-	drv   driver
-	clock Clock
+	drv   *input.Driver
+	clock input.Clock
 	rel   float64
 
 	mu     sync.Mutex // guards everything below
@@ -80,15 +72,6 @@ type view struct {
 	st    state
 	clock string
 	size  image.Point
-}
-
-// driver is the input half of phone.Phone (hw/input's Driver).
-type driver interface {
-	Touch(ctx context.Context, g phone.Gesture) (phone.Report, error)
-	Type(ctx context.Context, text string) (phone.Report, error)
-	Key(ctx context.Context, k phone.Key) (phone.Report, error)
-	Press(ctx context.Context, b phone.Button) (phone.Report, error)
-	ReleaseAll(ctx context.Context) error
 }
 
 // New returns a simulated phone showing its home screen. It fails when
@@ -130,7 +113,9 @@ func New(opts Options) (*Phone, error) {
 	p.paint = paint
 	p.seq = 1
 	p.shown = p.view()
-	p.drv = newDriver(p, opts)
+	if p.drv, err = newDriver(p, opts, p.clock); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -194,11 +179,7 @@ func (p *Phone) WriteReport(ctx context.Context, k hid.Kind, report []byte) erro
 		return fmt.Errorf("sim: write report: the simulated host has no %s function: %w", k, phone.ErrInputFailed)
 	}
 	l := p.ui.lay
-	rel := p.rel
-	if rel <= 0 {
-		rel = l.s
-	}
-	in, err := fn.decode(report, l.size.X, l.size.Y, rel)
+	in, err := fn.decode(report, l.size.X, l.size.Y, p.relScale())
 	if err != nil {
 		return fmt.Errorf("%w: %w", phone.ErrInputFailed, err)
 	}
@@ -214,6 +195,14 @@ func (p *Phone) WriteReport(ctx context.Context, k hid.Kind, report []byte) erro
 	}
 	p.refresh()
 	return nil
+}
+
+// relScale is pixels per relative-mouse count.
+func (p *Phone) relScale() float64 {
+	if p.rel > 0 {
+		return p.rel
+	}
+	return p.ui.lay.s
 }
 
 // Info describes the simulated phone.
@@ -277,23 +266,48 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	return &f, nil
 }
 
-// Touch performs g through the pointer function.
+// open fails with phone.ErrUnavailable after Close, so an input on a
+// closed phone is refused before the driver writes anything.
+func (p *Phone) open(op string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("sim: %s: the simulated phone is closed: %w", op, phone.ErrUnavailable)
+	}
+	return nil
+}
+
+// Touch performs g through the profile's pointer function.
 func (p *Phone) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error) {
+	if err := p.open("touch"); err != nil {
+		return phone.Report{}, err
+	}
 	return p.drv.Touch(ctx, g)
 }
 
-// Type types text on the keyboard function.
+// Type types text on the keyboard function. Text that is not printable
+// US ASCII fails with phone.ErrUnsupportedText before any report is sent.
 func (p *Phone) Type(ctx context.Context, text string) (phone.Report, error) {
+	if err := p.open("type"); err != nil {
+		return phone.Report{}, err
+	}
 	return p.drv.Type(ctx, text)
 }
 
 // Key presses one named key with modifiers.
 func (p *Phone) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
+	if err := p.open("key"); err != nil {
+		return phone.Report{}, err
+	}
 	return p.drv.Key(ctx, k)
 }
 
-// Press presses a button: home, lock, volume_up, volume_down or mute.
+// Press presses a button: home (cmd+h on iOS, AC Home with the Android
+// profile), lock, volume_up, volume_down or mute.
 func (p *Phone) Press(ctx context.Context, b phone.Button) (phone.Report, error) {
+	if err := p.open("press"); err != nil {
+		return phone.Report{}, err
+	}
 	if !p.Info().HasButton(b) {
 		return phone.Report{}, fmt.Errorf("sim: press %q: the simulated iPhone has no such button: %w", b, phone.ErrUnsupportedButton)
 	}
@@ -302,6 +316,9 @@ func (p *Phone) Press(ctx context.Context, b phone.Button) (phone.Report, error)
 
 // ReleaseAll releases every key, button and contact.
 func (p *Phone) ReleaseAll(ctx context.Context) error {
+	if err := p.open("release all"); err != nil {
+		return err
+	}
 	return p.drv.ReleaseAll(ctx)
 }
 

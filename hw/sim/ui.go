@@ -218,8 +218,8 @@ func (u *ui) maxScroll() int {
 // held at that moment.
 func (u *ui) key(usage uint8, mods uint8) {
 	u.st.hud = false
-	if u.wake() {
-		return
+	if u.wake() && !(mods&modGUI != 0 && usage == keyH) {
+		return // the key woke the phone; only Home goes on
 	}
 	if mods&modGUI != 0 {
 		switch usage {
