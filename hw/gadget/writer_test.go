@@ -110,8 +110,13 @@ func TestWriteReportWaitsForSlowHost(t *testing.T) {
 		Open:     func(string) (int, error) { return unix.Dup(h.w) },
 	})
 	defer w.Close()
-	go func() { time.Sleep(30 * time.Millisecond); h.drain() }()
-	if err := w.WriteReport(context.Background(), hid.KindConsumer, []byte{0x23, 0x02}); err != nil {
+	// The reader must be done before cleanup closes its fd, or it could
+	// read another test's pipe that reuses the number.
+	drained := make(chan struct{})
+	go func() { time.Sleep(30 * time.Millisecond); h.drain(); close(drained) }()
+	err := w.WriteReport(context.Background(), hid.KindConsumer, []byte{0x23, 0x02})
+	<-drained
+	if err != nil {
 		t.Fatalf("WriteReport with a host that reads late: %v", err)
 	}
 }
