@@ -77,6 +77,10 @@ func commands() []command {
 		{name: "fingerprint", summary: "print the certificate pins of a state dir or of a box at https://host:port", run: fingerprint},
 		{name: "owner", summary: "owner account tools: owner reset-passphrase --state DIR", run: ownerCmd},
 		{name: "version", summary: "print the version", run: versionCmd},
+		{name: "pair", summary: "pair with a box: confirm its certificate, ask the owner to approve, store the grant", run: pairCmd},
+		{name: "call", summary: "call one tool on a paired box: openlolo call BOX TOOL key=value …", run: callCmd},
+		{name: "mcp", summary: "serve MCP on stdio for a local agent, forwarding to a paired box", run: mcpCmd},
+		{name: "boxes", summary: "list the boxes this user has paired with", run: boxesCmd},
 	}
 }
 
@@ -107,12 +111,21 @@ func Main(ctx context.Context, c *Context) int {
 			continue
 		}
 		err := cmd.run(ctx, c, args)
-		var ue *usageError
+		var (
+			ue *usageError
+			ee *exitError
+			qe quietError
+		)
 		switch {
 		case err == nil:
 			return 0
 		case errors.Is(err, flag.ErrHelp):
 			return 0
+		case errors.As(err, &ee):
+			if !errors.As(err, &qe) {
+				fmt.Fprintf(c.Stderr, "openlolo %s: %v\n", name, err)
+			}
+			return ee.code
 		case errors.As(err, &ue):
 			fmt.Fprintf(c.Stderr, "openlolo %s: %v\n", name, err)
 			return 2
