@@ -328,6 +328,18 @@ func TestLockAndWake(t *testing.T) {
 	if got := p.Screen(); got != screenHome {
 		t.Errorf("Screen() = %q after Home on the locked screen, want home", got)
 	}
+	// A key only wakes the phone; cmd+h wakes it and goes home.
+	mouseTap(t, p, c)
+	button(t, p, hid.ConsumerPower)
+	typeKeys(t, p, "x")
+	if got, note := p.Screen(), p.NoteText(); got != "notes" || note != "" {
+		t.Errorf("after a waking key: Screen() = %q, NoteText() = %q; want notes and nothing typed", got, note)
+	}
+	button(t, p, hid.ConsumerPower)
+	chord(t, p, hid.LeftGUI, keyH)
+	if got := p.Screen(); got != screenHome {
+		t.Errorf("Screen() = %q after cmd+h on the locked screen, want home", got)
+	}
 }
 
 func TestVolumeHUD(t *testing.T) {
@@ -599,4 +611,33 @@ func TestInfo(t *testing.T) {
 	if _, err := p.Press(context.Background(), phone.Back); !errors.Is(err, phone.ErrUnsupportedButton) {
 		t.Errorf("Press(back) = %v, want ErrUnsupportedButton", err)
 	}
+}
+
+// TestClockWatcher: the turn of a minute makes a new frame and tells
+// subscribers, with no input; Close stops the watcher.
+func TestClockWatcher(t *testing.T) {
+	clk := &stepClock{t: testTime.Add(50 * time.Second)}
+	p := newTestPhone(t, Options{Clock: clk})
+	fire := make(chan time.Time)
+	waits := make(chan time.Duration, 1)
+	stopped := make(chan struct{})
+	go func() {
+		p.watchClock(func(d time.Duration) <-chan time.Time { waits <- d; return fire })
+		close(stopped)
+	}()
+	ev := p.Subscribe(t.Context())
+	<-ev // attached
+	if d := <-waits; d != 10*time.Second+10*time.Millisecond {
+		t.Errorf("watcher waits %v, want 10.01s (to the next minute)", d)
+	}
+	before := shot(t, p, "before-minute")
+	clk.add(10 * time.Second)
+	fire <- time.Time{}
+	e := <-ev
+	if e.Kind != phone.NewFrame || e.Seq != before.Seq+1 {
+		t.Errorf("event %+v, want frame %d", e, before.Seq+1)
+	}
+	<-waits
+	p.Close()
+	<-stopped
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/input"
@@ -64,6 +65,7 @@ type Phone struct {
 	frame  *phone.Frame // rendered picture of seq; nil until asked
 	subs   map[chan phone.Event]struct{}
 	closed bool
+	done   chan struct{} // closed by Close: stops watchClock
 }
 
 // view is everything that decides the picture: two equal views render
@@ -91,6 +93,7 @@ func New(opts Options) (*Phone, error) {
 		funcs: map[hid.Kind]*function{},
 		epoch: 1,
 		subs:  map[chan phone.Event]struct{}{},
+		done:  make(chan struct{}),
 	}
 	if p.clock == nil {
 		p.clock = realClock{}
@@ -116,7 +119,31 @@ func New(opts Options) (*Phone, error) {
 	if p.drv, err = newDriver(p, opts, p.clock); err != nil {
 		return nil, err
 	}
+	if _, ok := p.clock.(realClock); ok {
+		go p.watchClock(time.After)
+	}
 	return p, nil
+}
+
+// watchClock starts a new frame when the status bar's minute turns, so
+// subscribers see the clock change without any input. wait returns a
+// channel that fires after d (time.After; tests pass their own). It
+// returns when the phone closes.
+func (p *Phone) watchClock(wait func(d time.Duration) <-chan time.Time) {
+	for {
+		now := p.clock.Now()
+		next := now.Truncate(time.Minute).Add(time.Minute)
+		select {
+		case <-p.done:
+			return
+		case <-wait(next.Sub(now) + 10*time.Millisecond):
+		}
+		p.mu.Lock()
+		if !p.closed {
+			p.refresh()
+		}
+		p.mu.Unlock()
+	}
 }
 
 func checkSize(s image.Point) error {
@@ -356,6 +383,7 @@ func (p *Phone) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.done)
 	p.notify(phone.Event{Kind: phone.Detached})
 	for ch := range p.subs {
 		delete(p.subs, ch)
