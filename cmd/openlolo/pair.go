@@ -1,11 +1,11 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"bufio"
 	"context"
 	"crypto/x509"
+	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
