@@ -17,7 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/appliance/mcp"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/store"
@@ -64,16 +66,24 @@ type Config struct {
 
 // Box is a running (or ready to run) openlolo box.
 type Box struct {
-	cfg   Config
-	name  string
-	log   *slog.Logger
-	cert  *boxtls.Cert
-	store *store.Store
-	mux   *http.ServeMux
-	lan   *entry.Server
-	redir *entry.Server // nil without Config.HTTPAddr
-	oauth *oauth.Server
-	owner *owner.Pages
+	cfg     Config
+	name    string
+	log     *slog.Logger
+	cert    *boxtls.Cert
+	store   *store.Store
+	mux     *http.ServeMux
+	lan     *entry.Server
+	redir   *entry.Server // nil without Config.HTTPAddr
+	oauth   *oauth.Server
+	control *control.Service
+	owner   *owner.Pages
+	mcp     *mcp.Handler
+
+	// life is the services' context: it outlives Run's context so
+	// background work (the control service's event follower) keeps going
+	// while requests drain, and ends in Close, before the store closes.
+	life     context.Context
+	stopLife context.CancelFunc
 
 	closeOnce sync.Once
 	closeErr  error
@@ -101,6 +111,7 @@ func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 		cfg.CPUInfo = "/proc/cpuinfo"
 	}
 	b := &Box{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	b.life, b.stopLife = context.WithCancel(context.WithoutCancel(ctx))
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
@@ -177,10 +188,20 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	b.control, err = control.New(b.life, control.Config{
+		Store:  b.store,
+		Phone:  b.cfg.Phone,
+		Grants: b.oauth,
+		Logger: b.log.With("service", "control"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
 	b.owner, err = owner.New(owner.Config{
 		Store:         b.store,
 		OAuth:         b.oauth,
 		Phone:         b.cfg.Phone,
+		Control:       controller{b.control},
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,
 		Logger:        b.log.With("service", "owner"),
@@ -188,10 +209,49 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	b.mcp, err = mcp.New(mcp.Config{
+		Control: b.control,
+		Phone:   b.cfg.Phone,
+		Info:    func() mcp.BoxInfo { return mcp.BoxInfo{Name: b.name, Version: b.cfg.Version} },
+		Logger:  b.log.With("service", "mcp"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
 	b.mux.HandleFunc("GET /healthz", b.healthz)
 	b.oauth.Routes(b.mux)
 	b.owner.Routes(b.mux)
+	b.mcp.Routes(b.mux, b.oauth.Middleware)
 	return nil
+}
+
+// controller is the box page's view of the control service.
+type controller struct{ s *control.Service }
+
+var _ owner.Controller = controller{}
+
+func (c controller) Pause(ctx context.Context, by string) error  { return c.s.Pause(ctx, by) }
+func (c controller) Resume(ctx context.Context, by string) error { return c.s.Resume(ctx, by) }
+
+func (c controller) Lease() owner.LeaseView {
+	l := c.s.Lease()
+	return owner.LeaseView{Holder: l.Name, ClientID: l.Holder, Expires: l.Expires, Paused: l.Paused}
+}
+
+func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error) {
+	ops, err := c.s.Recent(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	acts := make([]owner.Activity, len(ops))
+	for i, op := range ops {
+		client := op.ClientName
+		if client == "" {
+			client = op.ClientID
+		}
+		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code}
+	}
+	return acts, nil
 }
 
 // verificationURI is the link a device-pairing request shows: on the
@@ -246,20 +306,16 @@ func (b *Box) hosts() entry.Hosts {
 	return entry.Hosts{Names: names, Any: entry.IsLoopback(b.cfg.LANAddr)}
 }
 
-// Body limits: MCP requests are small JSON; forms and the rest are smaller
-// than a megabyte.
-const (
-	mcpBodyLimit  = 64 << 10
-	bodyLimitRest = 1 << 20
-)
+// bodyLimit bounds request bodies other than /mcp's, which the MCP
+// handler limits itself (64 KiB, answering 413): forms and the rest are far
+// smaller than this.
+const bodyLimit = 1 << 20
 
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limit := int64(bodyLimitRest)
-		if r.URL.Path == "/mcp" {
-			limit = mcpBodyLimit
+		if r.URL.Path != "/mcp" {
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -427,6 +483,7 @@ func (b *Box) Close() error {
 				}
 			}
 		}
+		b.stopLife()
 		if b.store != nil {
 			if err := b.store.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("appliance: close store: %w", err))

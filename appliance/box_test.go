@@ -496,3 +496,22 @@ func TestBoxServicesMounted(t *testing.T) {
 		t.Errorf("GET / = %d, want the claim page; body starts %.200q", resp.StatusCode, body)
 	}
 }
+
+func TestBoxMCPNeedsBearer(t *testing.T) {
+	t.Parallel()
+	r := start(t, appliance.Config{})
+	base := r.field(t, "LAN URL")
+	client := pinnedClient(t, r.box.Cert().Fingerprint())
+	req, _ := http.NewRequest("POST", base+"mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	want := `resource_metadata="` + strings.TrimSuffix(base, "/") + `/.well-known/oauth-protected-resource"`
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+		t.Errorf("POST /mcp without a token = %d %q, want 401 with %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+}

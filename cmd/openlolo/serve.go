@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openlolo/openlolo/appliance"
+	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
 )
@@ -17,6 +18,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	state := fs.String("state", "", "state directory (database, certificate); created with mode 0700")
 	backend := fs.String("phone", "sim", "phone backend: sim (a simulated iPhone) or gadget (USB gadget + capture)")
 	simSize := fs.String("sim-size", "", "screen size of the simulated phone, WxH (default 1179x2556)")
+	platform := fs.String("platform", "ios", "gadget: the phone's platform: ios (absolute pointer), ios-relative or android (touchscreen)")
+	udc := fs.String("udc", "", "gadget: USB device controller (default: the first)")
+	video := fs.String("video", "", "gadget: capture device /dev/videoN (default: the first that streams; none: input only)")
 	lan := fs.String("lan", ":443", "LAN HTTPS address")
 	httpAddr := fs.String("http", "", "plain-HTTP address that only redirects to HTTPS (e.g. :80); empty: none")
 	name := fs.String("name", "", "box name, a DNS label (default openlolo-xxxx from the board serial)")
@@ -35,7 +39,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return usagef("--sim-size applies to --phone sim only")
 	}
 	log := c.logger()
-	ph, err := openPhone(*backend, *simSize)
+	ph, err := openPhone(ctx, *backend, *simSize, gadget.Options{
+		Platform: *platform, UDC: *udc, Video: *video, Logger: log.With("phone", "gadget"),
+	})
 	if err != nil {
 		return err
 	}
@@ -59,7 +65,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 }
 
 // openPhone makes the phone backend the flags name.
-func openPhone(backend, size string) (phone.Phone, error) {
+func openPhone(ctx context.Context, backend, size string, gopts gadget.Options) (phone.Phone, error) {
 	switch backend {
 	case "sim":
 		var opts sim.Options
@@ -76,7 +82,11 @@ func openPhone(backend, size string) (phone.Phone, error) {
 		}
 		return p, nil
 	case "gadget":
-		return nil, fmt.Errorf("--phone gadget is not built yet: this build drives only the simulated phone (--phone sim)")
+		p, err := gadget.Open(ctx, gopts)
+		if err != nil {
+			return nil, fmt.Errorf("--phone gadget: %w", err)
+		}
+		return p, nil
 	}
 	return nil, usagef("--phone %q is not a backend: use sim or gadget", backend)
 }

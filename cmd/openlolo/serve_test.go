@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,7 +212,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{}, 2, "--state DIR is required"},
 		{[]string{"--state", dir, "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"--state", dir, "--phone", "carrier-pigeon"}, 2, `--phone "carrier-pigeon" is not a backend`},
-		{[]string{"--state", dir, "--phone", "gadget"}, 1, "not built yet"},
+		{[]string{"--state", dir, "--phone", "gadget", "--platform", "blackberry"}, 1, "blackberry"},
 		{[]string{"--state", dir, "--sim-size", "big"}, 2, "WIDTHxHEIGHT"},
 		{[]string{"--state", dir, "--sim-size", "0x100"}, 2, "WIDTHxHEIGHT"},
 		{[]string{"--state", dir, "--sim-size", "10x10", "--lan", "127.0.0.1:0"}, 1, "out of range"},
@@ -224,6 +225,19 @@ func TestServeFlagErrors(t *testing.T) {
 		if code != tt.code || !strings.Contains(stderr, tt.want) {
 			t.Errorf("serve %q = %d, stderr %q; want %d with %q", tt.args, code, stderr, tt.code, tt.want)
 		}
+	}
+}
+
+// On a machine without configfs the gadget backend says what is missing
+// and what to use instead.
+func TestServeGadgetWithoutConfigFS(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/sys/kernel/config/usb_gadget"); err == nil {
+		t.Skip("this machine has configfs usb_gadget; the gadget backend is tested by make test-kernel")
+	}
+	code, _, stderr := run(t, "", "serve", "--state", t.TempDir(), "--phone", "gadget", "--lan", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(stderr, "--phone gadget") || !strings.Contains(stderr, "--phone sim") {
+		t.Errorf("serve --phone gadget = %d %q, want 1 with an error naming --phone sim", code, stderr)
 	}
 }
 
