@@ -2,6 +2,7 @@ package owner_test
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -60,7 +61,7 @@ func newBox(t *testing.T, o boxOpts) *box {
 	}
 	t.Cleanup(func() { st.Close() })
 	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-	as, err := oauth.New(oauth.Config{Store: st, Now: clk.Now})
+	as, err := oauth.New(oauth.Config{Store: st, Now: clk.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ func (p *Pages) parseTemplates() error {
 		"scope":    scopeWords,
 		"mask":     maskID,
 		"lifeName": lifeName,
+		"pin":      spkiPin,
 	}
 	p.tmpl = make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {
@@ -206,4 +207,12 @@ func lifeName(l string) string {
 func localPath(next string) bool {
 	return strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") &&
 		!strings.ContainsAny(next, "\r\n")
+}
+
+// spkiPin writes a public key pin the way curl and openlolo pair take it.
+func spkiPin(pin string) string {
+	if pin == "" || strings.HasPrefix(pin, "sha256//") {
+		return pin
+	}
+	return "sha256//" + pin
 }

@@ -121,7 +121,7 @@ func TestActivityPage(t *testing.T) {
 func TestConnectPage(t *testing.T) {
 	b, c := claimedBox(t, boxOpts{})
 	body := mustGet(t, c, b.url, "/connect")
-	for _, want := range []string{"openlolo pair " + b.url, "claude mcp add openlolo -- openlolo mcp " + b.url, "sha256//cGlu", "AB:12", "device_authorization"} {
+	for _, want := range []string{"openlolo pair " + b.url + " --pin sha256//cGlu", "--pinnedpubkey 'sha256//cGlu'", "claude mcp add openlolo -- openlolo mcp " + b.url, "sha256//cGlu", "AB:12", "device_authorization"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("Connect page lacks %q: %s", want, ownertest.Text(body))
 		}
