@@ -21,7 +21,7 @@ func TestEndToEndDeviceFlow(t *testing.T) {
 		t.Skip("polls on the RFC 8628 5-second interval")
 	}
 	h := newHarness(t, harnessOpt{realTime: true})
-	deviceFlowE2E(t, h.ts.URL, h.ts.Client(), func(ctx context.Context, handle, userCode string) (string, error) {
+	deviceFlowE2E(t, h.ts.URL, "/whoami", h.ts.Client(), func(ctx context.Context, handle, userCode string) (string, error) {
 		p, err := h.srv.Pending(ctx, handle)
 		if err != nil {
 			return "", err
@@ -37,8 +37,10 @@ func TestEndToEndDeviceFlow(t *testing.T) {
 // the owner approves (approve returns the request's client_id), poll,
 // call, refresh, replay the old refresh token, and see the grant gone. It
 // only needs HTTP, so a box-level test can pass an approve that logs in
-// and presses Approve on the Access page.
-func deviceFlowE2E(t *testing.T, box string, hc *http.Client,
+// and presses Approve on the Access page. protected is a path behind the
+// bearer check, fetched with GET: any status but 401 counts as accepted (so
+// /mcp, which answers GET with 405 once authorized, works too).
+func deviceFlowE2E(t *testing.T, box, protected string, hc *http.Client,
 	approve func(ctx context.Context, handle, userCode string) (clientID string, err error)) {
 	t.Helper()
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
@@ -73,7 +75,7 @@ func deviceFlowE2E(t *testing.T, box string, hc *http.Client,
 		t.Fatalf("token %+v", tok)
 	}
 	call := func(access string) int {
-		req, _ := http.NewRequestWithContext(ctx, "GET", box+"/whoami", nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", box+protected, nil)
 		req.Header.Set("Authorization", "Bearer "+access)
 		resp, err := hc.Do(req)
 		if err != nil {
@@ -83,7 +85,7 @@ func deviceFlowE2E(t *testing.T, box string, hc *http.Client,
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if got := call(tok.AccessToken); got != http.StatusOK {
+	if got := call(tok.AccessToken); got == http.StatusUnauthorized {
 		t.Fatalf("bearer check with the new token = %d", got)
 	}
 	// Refresh rotates.
@@ -94,7 +96,7 @@ func deviceFlowE2E(t *testing.T, box string, hc *http.Client,
 	if tok2.RefreshToken == tok.RefreshToken || tok2.AccessToken == tok.AccessToken {
 		t.Fatal("refresh did not rotate the tokens")
 	}
-	if got := call(tok2.AccessToken); got != http.StatusOK {
+	if got := call(tok2.AccessToken); got == http.StatusUnauthorized {
 		t.Fatalf("bearer check after refresh = %d", got)
 	}
 	// The old refresh token revokes the grant...

@@ -515,7 +515,7 @@ func (t *Tx) PruneOAuth(now time.Time) error {
 	}{
 		{`DELETE FROM oauth_tokens WHERE kind = 'access' AND expires_ms < ?`, day},
 		{`DELETE FROM oauth_auth_codes WHERE expires_ms < ?`, day},
-		{`DELETE FROM oauth_device_requests WHERE expires_ms < ? AND status != 'approved'`, day},
+		{`DELETE FROM oauth_device_requests WHERE expires_ms < ?`, day},
 		{`DELETE FROM oauth_grants WHERE (revoked_ms != 0 AND revoked_ms < ?1) OR (expires_ms != 0 AND expires_ms < ?1)`, month},
 	} {
 		if _, err := t.tx.Exec(q.sql, q.arg); err != nil {
