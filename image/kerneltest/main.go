@@ -43,11 +43,12 @@ var modules = []string{
 // expected lists every check the guest must report; a missing one counts
 // as failed (the guest crashed or hung before it).
 var expected = []string{
-	"gadget-setup-android", "gadget-configured-android", "gadget-reconcile-idempotent",
+	"phone-open-android", "phone-state-android", "gadget-reconcile-idempotent",
 	"keyboard-type-Hi!", "touch-android-direct", "touch-android-tap",
-	"consumer-home", "consumer-volume-up", "input-not-reading", "input-rebind-recovers",
-	"gadget-setup-ios", "gadget-configured-ios", "absmouse-ios-click",
-	"gadget-setup-ios-relative", "gadget-configured-ios-relative", "relmouse-ios-relative-move",
+	"consumer-home", "consumer-volume-up", "phone-screenshot", "input-not-reading", "input-rebind-recovers",
+	"phone-close-android",
+	"phone-open-ios", "phone-state-ios", "absmouse-ios-click",
+	"phone-open-ios-relative", "phone-state-ios-relative", "relmouse-ios-relative-tap",
 	"gadget-teardown",
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-close",
 }

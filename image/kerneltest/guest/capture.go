@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/capture"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // captureChecks streams from vivid with hw/capture, converts a frame to
@@ -50,11 +51,18 @@ func (s *suite) captureChecks(ctx context.Context, out map[string][]byte) {
 	}
 }
 
-func seqOf(f *capture.Frame) any {
-	if f == nil {
-		return "none"
+func seqOf[F interface{ *capture.Frame | *phone.Frame }](f F) any {
+	switch v := any(f).(type) {
+	case *capture.Frame:
+		if v != nil {
+			return v.Seq
+		}
+	case *phone.Frame:
+		if v != nil {
+			return v.Seq
+		}
 	}
-	return f.Seq
+	return "none"
 }
 
 func errOr(err error, ok string) string {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,58 +26,77 @@ const (
 // writeDeadline is short so the not-reading check is quick.
 const writeDeadline = 300 * time.Millisecond
 
-// setup applies a platform profile with hw/gadget and waits until the
-// host side configured it.
-func (s *suite) setup(ctx context.Context, platform string) (*gadget.Bound, *gadget.Writer, bool) {
-	b, err := gadget.Setup{Platform: platform, Identity: gadget.Identity{Serial: "kerneltest"}}.Apply(ctx, 5*time.Second)
-	if !s.report("gadget-setup-"+platform, err == nil, "%s", errOr(err, "bound")) {
-		return nil, nil, false
+// open starts the gadget backend for a platform and waits until the host
+// side configured it (and, with video, until the capture runs).
+func (s *suite) open(ctx context.Context, platform string, video bool) (*gadget.Phone, bool) {
+	opts := gadget.Options{Platform: platform, Serial: "kerneltest", WriteDeadline: writeDeadline, Video: gadget.NoVideo}
+	want := "no_video"
+	if video {
+		opts.Video, want = "", "ready"
+	}
+	p, err := gadget.Open(ctx, opts)
+	if !s.report("phone-open-"+platform, err == nil, "%s", errOr(err, "bound")) {
+		return nil, false
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for b.State() != gadget.StateConfigured && time.Now().Before(deadline) {
+	for p.State().Code != want && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if !s.report("gadget-configured-"+platform, b.State() == gadget.StateConfigured, "UDC %s state %q", b.UDC, b.State()) {
-		return nil, nil, false
+	st := p.State()
+	if !s.report("phone-state-"+platform, st.Code == want, "state %q (want %q) %s", st.Code, want, st.Reason) {
+		p.Close()
+		return nil, false
 	}
-	w := gadget.NewWriter(gadget.WriterOptions{Paths: b.Paths, State: b.State, Deadline: writeDeadline})
-	return b, w, true
+	return p, true
 }
 
-func (s *suite) gadgetChecks(ctx context.Context) {
-	b, w, ok := s.setup(ctx, gadget.Android)
+func (s *suite) gadgetChecks(ctx context.Context, out map[string][]byte) {
+	p, ok := s.open(ctx, gadget.Android, true)
 	if !ok {
 		return
 	}
-	// Reconciling the same profile again changes nothing and stays bound.
+	// Applying the same profile again changes nothing and stays bound.
 	l, _ := gadget.LayoutFor(gadget.Android, gadget.Identity{Serial: "kerneltest"})
 	changed, err := (&gadget.Reconciler{}).Reconcile(l)
-	s.report("gadget-reconcile-idempotent", err == nil && !changed && b.State() == gadget.StateConfigured,
-		"changed=%v err=%v state=%q", changed, err, b.State())
+	s.report("gadget-reconcile-idempotent", err == nil && !changed && p.State().Code == "ready",
+		"changed=%v err=%v state=%q", changed, err, p.State().Code)
 
-	in := newInputs(w)
-	s.keyboard(ctx, in)
-	s.touchAndroid(ctx, in)
-	s.consumer(ctx, in)
-	s.notReading(ctx, in)
-	w.Close()
+	s.keyboard(ctx, p)
+	s.touchAndroid(ctx, p)
+	s.consumer(ctx, p)
+	s.screenshot(ctx, p, out)
+	s.notReading(ctx, p)
+	s.report("phone-close-android", p.Close() == nil && p.State().Code == "closed", "state %q", p.State().Code)
 
 	// Switching the profile reconciles the pointer function and rebinds.
-	b, w, ok = s.setup(ctx, gadget.IOS)
-	if !ok {
+	if p, ok = s.open(ctx, gadget.IOS, false); !ok {
 		return
 	}
-	s.absMouse(ctx, newInputs(w))
-	w.Close()
-	b, w, ok = s.setup(ctx, gadget.IOSRelative)
-	if !ok {
+	s.absMouse(ctx, p)
+	p.Close()
+	if p, ok = s.open(ctx, gadget.IOSRelative, false); !ok {
 		return
 	}
-	s.relMouse(ctx, newInputs(w))
-	w.Close()
-	err = b.Teardown()
+	s.relMouse(ctx, p)
+	p.Close()
+	err = (&gadget.Reconciler{}).Teardown("openlolo")
 	_, statErr := os.Stat(filepath.Join(gadget.DefaultConfigFS, "openlolo"))
 	s.report("gadget-teardown", err == nil && errors.Is(statErr, os.ErrNotExist), "teardown %v; folder %v", errOr(err, "ok"), statErr)
+}
+
+// screenshot takes a frame through the backend (vivid behind it).
+func (s *suite) screenshot(ctx context.Context, p *gadget.Phone, out map[string][]byte) {
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	f, err := p.Screenshot(sctx)
+	if !s.report("phone-screenshot", err == nil && f.Geometry.Epoch >= 1 && f.Image.Bounds().Dx() == f.Geometry.Width,
+		"%s", errOr(err, fmt.Sprintf("frame %d, %dx%d epoch %d", seqOf(f), geomW(f), geomH(f), epochOf(f)))) {
+		return
+	}
+	var pb bytes.Buffer
+	if err := png.Encode(&pb, f.Image); err == nil {
+		out["phone.png"] = pb.Bytes()
+	}
 }
 
 // check opens the host-side input device of iface, runs send, and reads
@@ -100,8 +121,8 @@ func (s *suite) check(name string, iface int, version uint16, send func() error,
 	s.report(name, ok, "%s %s", ev.path, detail)
 }
 
-func (s *suite) keyboard(ctx context.Context, in *inputs) {
-	s.check("keyboard-type-Hi!", ifKeyboard, gadget.DeviceAndroid, func() error { return in.Type(ctx, "Hi!") }, func(evs []event) (bool, string) {
+func (s *suite) keyboard(ctx context.Context, p *gadget.Phone) {
+	s.check("keyboard-type-Hi!", ifKeyboard, gadget.DeviceAndroid, func() error { _, err := p.Type(ctx, "Hi!"); return err }, func(evs []event) (bool, string) {
 		// Each non-modifier key press with whether shift was held.
 		type press struct {
 			code  uint16
@@ -132,7 +153,7 @@ func (s *suite) keyboard(ctx context.Context, in *inputs) {
 	})
 }
 
-func (s *suite) touchAndroid(ctx context.Context, in *inputs) {
+func (s *suite) touchAndroid(ctx context.Context, p *gadget.Phone) {
 	ev, err := findEvdev(ifPointer, gadget.DeviceAndroid, 10*time.Second)
 	if err != nil {
 		s.report("touch-android", false, "%v", err)
@@ -148,7 +169,10 @@ func (s *suite) touchAndroid(ctx context.Context, in *inputs) {
 		s.report("touch-android-tap", false, "axis range: %v %v", errX, errY)
 		return
 	}
-	s.check("touch-android-tap", ifPointer, gadget.DeviceAndroid, func() error { return in.TapTouch(ctx, 0.25, 0.75) }, func(evs []event) (bool, string) {
+	s.check("touch-android-tap", ifPointer, gadget.DeviceAndroid, func() error {
+		_, err := p.Touch(ctx, phone.Tap(phone.Point{X: 0.25, Y: 0.75}, 70*time.Millisecond))
+		return err
+	}, func(evs []event) (bool, string) {
 		x, okx := last(evs, evAbs, absMTX)
 		y, oky := last(evs, evAbs, absMTY)
 		fx, fy := float64(x)/float64(maxX), float64(y)/float64(maxY)
@@ -159,13 +183,13 @@ func (s *suite) touchAndroid(ctx context.Context, in *inputs) {
 	})
 }
 
-func (s *suite) consumer(ctx context.Context, in *inputs) {
+func (s *suite) consumer(ctx context.Context, p *gadget.Phone) {
 	for _, c := range []struct {
-		name  string
-		usage uint16
-		key   uint16
-	}{{"consumer-home", hid.ConsumerHome, keyHomepage}, {"consumer-volume-up", hid.ConsumerVolumeUp, keyVolumeUp}} {
-		s.check(c.name, ifConsumer, gadget.DeviceAndroid, func() error { return in.Consumer(ctx, c.usage) }, func(evs []event) (bool, string) {
+		name   string
+		button phone.Button
+		key    uint16
+	}{{"consumer-home", phone.Home, keyHomepage}, {"consumer-volume-up", phone.VolumeUp, keyVolumeUp}} {
+		s.check(c.name, ifConsumer, gadget.DeviceAndroid, func() error { _, err := p.Press(ctx, c.button); return err }, func(evs []event) (bool, string) {
 			ok := has(evs, evKey, c.key, 1) && has(evs, evKey, c.key, 0)
 			return ok, fmt.Sprintf("key %d press+release %v", c.key, ok)
 		})
@@ -175,7 +199,7 @@ func (s *suite) consumer(ctx context.Context, in *inputs) {
 // notReading unbinds the host's usbhid from the keyboard interface, so
 // nobody polls the endpoint: writes must fail with INPUT_FAILED within
 // the deadline; after rebinding, input works again.
-func (s *suite) notReading(ctx context.Context, in *inputs) {
+func (s *suite) notReading(ctx context.Context, p *gadget.Phone) {
 	ifaces, _ := filepath.Glob("/sys/bus/usb/drivers/usbhid/*:1.0")
 	if len(ifaces) != 1 {
 		s.report("input-not-reading", false, "keyboard interface bound to usbhid: %v", ifaces)
@@ -186,12 +210,19 @@ func (s *suite) notReading(ctx context.Context, in *inputs) {
 		s.report("input-not-reading", false, "unbind %s: %v", id, err)
 		return
 	}
-	var err error
+	// A writer of our own on the same bound gadget (Apply is a no-op).
+	b, err := gadget.Setup{Platform: gadget.Android, Identity: gadget.Identity{Serial: "kerneltest"}}.Apply(ctx, time.Second)
+	if err != nil {
+		s.report("input-not-reading", false, "apply: %v", err)
+		return
+	}
+	w := gadget.NewWriter(gadget.WriterOptions{Paths: b.Paths, State: b.State, Deadline: writeDeadline})
+	defer w.Close()
 	var took time.Duration
 	// The first report may still fit the gadget's one-report buffer.
 	for i := 0; i < 3 && err == nil; i++ {
 		start := time.Now()
-		err = in.w.WriteReport(ctx, hid.KindKeyboard, hid.Keyboard(0, hid.KeyA))
+		err = w.WriteReport(ctx, hid.KindKeyboard, hid.Keyboard(0, hid.KeyA))
 		took = time.Since(start)
 	}
 	s.report("input-not-reading", errors.Is(err, phone.ErrInputFailed) && took >= writeDeadline && took < writeDeadline+time.Second,
@@ -200,14 +231,17 @@ func (s *suite) notReading(ctx context.Context, in *inputs) {
 		s.report("input-rebind-recovers", false, "bind %s: %v", id, err)
 		return
 	}
-	s.check("input-rebind-recovers", ifKeyboard, gadget.DeviceAndroid, func() error { return in.Type(ctx, "a") }, func(evs []event) (bool, string) {
+	s.check("input-rebind-recovers", ifKeyboard, gadget.DeviceAndroid, func() error { _, err := p.Type(ctx, "a"); return err }, func(evs []event) (bool, string) {
 		ok := has(evs, evKey, keyA, 1) && has(evs, evKey, keyA, 0)
 		return ok, fmt.Sprintf("KEY_A press+release %v", ok)
 	})
 }
 
-func (s *suite) absMouse(ctx context.Context, in *inputs) {
-	s.check("absmouse-ios-click", ifPointer, gadget.DeviceIOS, func() error { return in.ClickAbs(ctx, 0.25, 0.75) }, func(evs []event) (bool, string) {
+func (s *suite) absMouse(ctx context.Context, p *gadget.Phone) {
+	s.check("absmouse-ios-click", ifPointer, gadget.DeviceIOS, func() error {
+		_, err := p.Touch(ctx, phone.Tap(phone.Point{X: 0.25, Y: 0.75}, 70*time.Millisecond))
+		return err
+	}, func(evs []event) (bool, string) {
 		x, okx := last(evs, evAbs, absX)
 		y, oky := last(evs, evAbs, absY)
 		want := func(v int32, f float64) bool { return math.Abs(float64(v)/hid.MaxCoord-f) < 0.001 }
@@ -216,9 +250,41 @@ func (s *suite) absMouse(ctx context.Context, in *inputs) {
 	})
 }
 
-func (s *suite) relMouse(ctx context.Context, in *inputs) {
-	s.check("relmouse-ios-relative-move", ifPointer, gadget.DeviceIOSRelative, func() error { return in.MoveRel(ctx, 10, -5) }, func(evs []event) (bool, string) {
-		ok := has(evs, evRel, relX, 10) && has(evs, evRel, relY, -5)
-		return ok, fmt.Sprintf("REL_X 10, REL_Y -5 seen %v", ok)
+func (s *suite) relMouse(ctx context.Context, p *gadget.Phone) {
+	s.check("relmouse-ios-relative-tap", ifPointer, gadget.DeviceIOSRelative, func() error {
+		_, err := p.Touch(ctx, phone.Tap(phone.Point{X: 0.25, Y: 0.75}, 70*time.Millisecond))
+		return err
+	}, func(evs []event) (bool, string) {
+		// Homing moves far up-left, then calibrated steps right/down.
+		var neg, pos bool
+		for _, e := range evs {
+			if e.Type == evRel && (e.Code == relX || e.Code == relY) {
+				neg = neg || e.Value < 0
+				pos = pos || e.Value > 0
+			}
+		}
+		click := has(evs, evKey, btnLeft, 1) && has(evs, evKey, btnLeft, 0)
+		return neg && pos && click, fmt.Sprintf("REL homing %v, steps %v, BTN_LEFT down+up %v", neg, pos, click)
 	})
+}
+
+func geomW(f *phone.Frame) int {
+	if f == nil {
+		return 0
+	}
+	return f.Geometry.Width
+}
+
+func geomH(f *phone.Frame) int {
+	if f == nil {
+		return 0
+	}
+	return f.Geometry.Height
+}
+
+func epochOf(f *phone.Frame) uint64 {
+	if f == nil {
+		return 0
+	}
+	return f.Geometry.Epoch
 }

@@ -50,7 +50,7 @@ func main() {
 	defer cancel()
 	out := map[string][]byte{}
 
-	s.gadgetChecks(ctx)
+	s.gadgetChecks(ctx, out)
 	s.captureChecks(ctx, out)
 
 	if err := writeTar("/dev/vda", out); err != nil {
