@@ -3,6 +3,7 @@ package oauth
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
 )
@@ -30,9 +31,6 @@ func (s *Server) serveDeviceAuthorization(w http.ResponseWriter, r *http.Request
 
 func (s *Server) deviceAuthorization(w http.ResponseWriter, r *http.Request) (*deviceAuthorization, error) {
 	now := s.nowUTC()
-	if ok, wait := s.deviceLim.allow(now); !ok {
-		return nil, errSlowDown("more than 10 device authorization requests in a minute; wait and ask again", wait)
-	}
 	form, oe := readForm(w, r)
 	if oe != nil {
 		return nil, oe
@@ -59,6 +57,14 @@ func (s *Server) deviceAuthorization(w http.ResponseWriter, r *http.Request) (*d
 	}
 	reused := false
 	err := s.st.Update(r.Context(), func(tx *store.Tx) error {
+		n, oldest, err := tx.DeviceRequestsSince(now.Add(-time.Minute))
+		if err != nil {
+			return err
+		}
+		if n >= DeviceRequestsLimit {
+			return errSlowDown("the box had 10 device authorization requests in the last minute; wait and ask again",
+				oldest.Add(time.Minute).Sub(now))
+		}
 		if id := form.Get("client_id"); id != "" {
 			c, err := tx.OAuthClient(id)
 			switch {
@@ -70,7 +76,7 @@ func (s *Server) deviceAuthorization(w http.ResponseWriter, r *http.Request) (*d
 			// An unknown client_id (removed, or from another entry) starts
 			// a new Access entry; the answer carries the new client_id.
 		}
-		n, err := tx.CountPendingDeviceRequests(now, req.ClientID)
+		n, err = tx.CountPendingDeviceRequests(now, req.ClientID)
 		if err != nil {
 			return err
 		}

@@ -109,10 +109,16 @@ func TestPendingLimit(t *testing.T) {
 
 func TestDeviceRequestRateLimit(t *testing.T) {
 	h := newHarness(t, harnessOpt{})
+	tail := newHarness(t, harnessOpt{entry: "tailnet", st: h.st, clock: h.clock})
 	id := ""
-	for range DeviceRequestsLimit {
+	for range DeviceRequestsLimit - 1 {
 		id = h.ask("script", "phone:read", id).str("client_id") // same client: one pending
+		// Refused requests write nothing and do not count.
+		wantError(t, h.post("/oauth/device_authorization", url.Values{"client_name": {""}}), http.StatusBadRequest, "invalid_request")
 	}
+	tail.ask("tailnet script", "phone:read", "")
+	// The limit is the box's, across entries.
+	wantError(t, tail.post("/oauth/device_authorization", url.Values{"client_name": {"x"}}), http.StatusTooManyRequests, "slow_down")
 	a := h.post("/oauth/device_authorization", url.Values{"client_name": {"script"}, "client_id": {id}})
 	wantError(t, a, http.StatusTooManyRequests, "slow_down")
 	if a.header.Get("Retry-After") != "60" {

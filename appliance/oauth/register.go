@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
 )
@@ -35,9 +36,6 @@ func (s *Server) serveRegister(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) (*clientMetadata, error) {
 	now := s.nowUTC()
-	if ok, wait := s.regLim.allow(now); !ok {
-		return nil, errSlowDown("more than 10 client registrations in a minute; wait and register again", wait)
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, errInvalidRequest("send the client metadata as application/json (RFC 7591)")
 	}
@@ -52,6 +50,14 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) (*clientMetada
 	m.ClientID = newID()
 	m.ClientIDIssuedAt = now.Unix()
 	err := s.st.Update(r.Context(), func(tx *store.Tx) error {
+		n, oldest, err := tx.RegistrationsSince(now.Add(-time.Minute))
+		if err != nil {
+			return err
+		}
+		if n >= RegistrationsLimit {
+			return errSlowDown("the box had 10 client registrations in the last minute; wait and register again",
+				oldest.Add(time.Minute).Sub(now))
+		}
 		if _, err := tx.PruneUnapprovedRegistrations(now.Add(-UnapprovedRegistrationLife)); err != nil {
 			return err
 		}

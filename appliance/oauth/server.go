@@ -19,8 +19,8 @@ const (
 	DevicePollInterval  = 5 * time.Second
 	AuthCodeLife        = 5 * time.Minute
 	MaxPendingRequests  = 5  // per box, all entries together
-	DeviceRequestsLimit = 10 // per minute
-	RegistrationsLimit  = 10 // per minute
+	DeviceRequestsLimit = 10 // accepted per minute, per box
+	RegistrationsLimit  = 10 // accepted per minute, per box
 	// UnapprovedRegistrationLife is how long a registered client that never
 	// got a grant is kept.
 	UnapprovedRegistrationLife = 10 * time.Minute
@@ -58,14 +58,12 @@ type Config struct {
 // Server is the OAuth authorization server of one entry. Its methods are
 // safe for concurrent use.
 type Server struct {
-	st        *store.Store
-	entry     string
-	issuerFn  func(*http.Request) string
-	verifyFn  func(*http.Request, string) string
-	now       func() time.Time
-	log       *slog.Logger
-	deviceLim *window
-	regLim    *window
+	st       *store.Store
+	entry    string
+	issuerFn func(*http.Request) string
+	verifyFn func(*http.Request, string) string
+	now      func() time.Time
+	log      *slog.Logger
 }
 
 // New returns a Server for cfg.
@@ -100,8 +98,6 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.log = s.log.With("entry", s.entry)
-	s.deviceLim = newWindow(DeviceRequestsLimit, time.Minute)
-	s.regLim = newWindow(RegistrationsLimit, time.Minute)
 	return s, nil
 }
 

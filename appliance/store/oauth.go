@@ -349,6 +349,28 @@ func (t *Tx) CountPendingDeviceRequests(now time.Time, exceptClient string) (int
 	return n, nil
 }
 
+// DeviceRequestsSince counts the device requests created after since, on
+// every entry, and returns when the oldest of them was created.
+func (t *Tx) DeviceRequestsSince(since time.Time) (int, time.Time, error) {
+	return t.countSince(`SELECT count(*), COALESCE(min(created_ms), 0) FROM oauth_device_requests WHERE created_ms > ?`, since)
+}
+
+// RegistrationsSince counts the clients registered (RFC 7591) after since,
+// on every entry, and returns when the oldest of them was created.
+func (t *Tx) RegistrationsSince(since time.Time) (int, time.Time, error) {
+	return t.countSince(`SELECT count(*), COALESCE(min(created_ms), 0) FROM oauth_clients
+		WHERE kind = 'registered' AND created_ms > ?`, since)
+}
+
+func (t *Tx) countSince(query string, since time.Time) (int, time.Time, error) {
+	var n int
+	var oldest int64
+	if err := t.tx.QueryRow(query, oauthMS(since)).Scan(&n, &oldest); err != nil {
+		return 0, time.Time{}, fmt.Errorf("store: count since: %w", err)
+	}
+	return n, oauthTime(oldest), nil
+}
+
 // ReplacePendingDeviceRequests marks clientID's pending requests replaced.
 func (t *Tx) ReplacePendingDeviceRequests(clientID string) error {
 	if _, err := t.tx.Exec(`UPDATE oauth_device_requests SET status = 'replaced'

@@ -61,6 +61,15 @@ func TestOAuthRows(t *testing.T) {
 		if _, _, _, err := tx.AccessTokenGrant("rt"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("AccessTokenGrant(refresh token) err = %v, want ErrNotFound", err)
 		}
+		if n, oldest, err := tx.DeviceRequestsSince(now.Add(-time.Minute)); err != nil || n != 1 || !oldest.Equal(now) {
+			t.Errorf("DeviceRequestsSince = %d, %v, %v; want 1, %v", n, oldest, err, now)
+		}
+		if n, oldest, err := tx.RegistrationsSince(now); err != nil || n != 0 || !oldest.IsZero() {
+			t.Errorf("RegistrationsSince(now) = %d, %v, %v; want 0 (only later ones count)", n, oldest, err)
+		}
+		if n, _, err := tx.RegistrationsSince(now.Add(-time.Millisecond)); err != nil || n != 1 {
+			t.Errorf("RegistrationsSince(just before) = %d, %v; want 1 (the device client is not counted)", n, err)
+		}
 		if n, err := tx.CountPendingDeviceRequests(now, ""); err != nil || n != 1 {
 			t.Errorf("CountPendingDeviceRequests = %d, %v; want 1", n, err)
 		}
