@@ -21,6 +21,12 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, restore the default action: a second
+		// Ctrl-C ends a shutdown that waits too long.
+		<-ctx.Done()
+		stop()
+	}()
 	code := Main(ctx, &Context{
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
