@@ -56,6 +56,20 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderCold renders the home screen with the icon and font
+// face caches emptied first: the first frame after New.
+func BenchmarkRenderCold(b *testing.B) {
+	p, err := New(Options{Clock: FixedClock(testTime)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		clear(p.paint.icons)
+		clear(p.paint.faces)
+		p.paint.render(p.ui, testTime)
+	}
+}
+
 // BenchmarkScreenshotCached is a Screenshot with nothing changed: the
 // cached frame.
 func BenchmarkScreenshotCached(b *testing.B) {

@@ -25,7 +25,13 @@ type painter struct {
 	regular *opentype.Font
 	bold    *opentype.Font
 	faces   map[faceKey]font.Face
+	icons   map[iconKey]*image.RGBA
 	raster  vector.Rasterizer
+}
+
+type iconKey struct {
+	name string
+	edge int // pixels
 }
 
 type faceKey struct {
@@ -42,7 +48,7 @@ func newPainter() (*painter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &painter{regular: reg, bold: bold, faces: map[faceKey]font.Face{}}, nil
+	return &painter{regular: reg, bold: bold, faces: map[faceKey]font.Face{}, icons: map[iconKey]*image.RGBA{}}, nil
 }
 
 // face returns the regular or bold Go font at px pixels.

@@ -3,6 +3,7 @@ package sim
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"net/url"
 	"strings"
 	"time"
@@ -91,7 +92,7 @@ func (p *painter) home(u *ui) {
 	rects := l.iconRects(u.apps)
 	for i, a := range u.apps {
 		r := rects[i]
-		p.icon(a, r, l.s)
+		p.icon(a, r)
 		if !a.dock {
 			p.centered(a.name, false, 12*l.s, float64(r.Min.X+r.Max.X)/2, float64(r.Max.Y)+l.pxf(17), white)
 		}
@@ -101,7 +102,7 @@ func (p *painter) home(u *ui) {
 	p.roundRect(float64(d.Min.X), float64(d.Min.Y), float64(d.Max.X), float64(d.Max.Y), l.pxf(30), alpha(white, 0.22))
 	for i, a := range u.apps {
 		if a.dock {
-			p.icon(a, rects[i], l.s)
+			p.icon(a, rects[i])
 		}
 	}
 	s := l.searchPill()
@@ -111,8 +112,27 @@ func (p *painter) home(u *ui) {
 	p.text("Search", true, 14*l.s, float64(s.Min.X)+l.pxf(32), cy+l.pxf(5), white)
 }
 
-// icon draws an app icon: a coloured rounded square with a glyph.
-func (p *painter) icon(a app, r image.Rectangle, s float64) {
+// icon draws an app icon: a coloured rounded square with a glyph. Icons
+// are drawn once per app and size, then copied.
+func (p *painter) icon(a app, r image.Rectangle) {
+	k := iconKey{name: a.name, edge: r.Dx()}
+	img, ok := p.icons[k]
+	if !ok {
+		dst := p.dst
+		img = image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+		p.dst = img
+		p.drawIcon(a, img.Bounds())
+		p.dst = dst
+		if len(p.icons) > 256 { // many sizes over time (SetSize): start over
+			clear(p.icons)
+		}
+		p.icons[k] = img
+	}
+	draw.Draw(p.dst, r, img, image.Point{}, draw.Over)
+}
+
+// drawIcon draws a's icon into r of p.dst.
+func (p *painter) drawIcon(a app, r image.Rectangle) {
 	x0, y0, x1, y1 := float64(r.Min.X), float64(r.Min.Y), float64(r.Max.X), float64(r.Max.Y)
 	edge := x1 - x0
 	p.roundRect(x0, y0, x1, y1, edge*0.225, a.color)
@@ -124,8 +144,8 @@ func (p *painter) icon(a app, r image.Rectangle, s float64) {
 	switch a.name {
 	case "Notes":
 		p.roundRect(x0, y0, x1, y1, edge*0.225, white)
-		p.roundRect(x0, y0, x1, y0+edge*0.3, edge*0.225, a.color)
-		p.fill(image.Rect(r.Min.X, r.Min.Y+int(edge*0.2), r.Max.X, r.Min.Y+int(edge*0.3)), a.color)
+		p.roundRect(x0, y0, x1, y0+edge*0.6, edge*0.225, a.color)
+		p.fill(image.Rect(r.Min.X, r.Min.Y+int(edge*0.3), r.Max.X, r.Min.Y+int(edge*0.6)+2), white)
 		for i := range 3 {
 			y := y0 + edge*(0.48+0.14*float64(i))
 			p.fill(image.Rect(r.Min.X+int(edge*0.14), int(y), r.Max.X-int(edge*0.14), int(y+edge*0.035)), separator)
@@ -223,7 +243,7 @@ func (p *painter) spotlight(u *ui) {
 		r := l.resultRect(i)
 		e := l.px(40)
 		ir := image.Rect(r.Min.X+l.px(12), (r.Min.Y+r.Max.Y)/2-e/2, r.Min.X+l.px(12)+e, (r.Min.Y+r.Max.Y)/2-e/2+e)
-		p.icon(res[i], ir, l.s)
+		p.icon(res[i], ir)
 		p.text(res[i].name, false, 17*l.s, float64(ir.Max.X)+l.pxf(14), float64(r.Min.Y+r.Max.Y)/2+l.pxf(6), white)
 		if i < n-1 {
 			p.fill(image.Rect(ir.Max.X+l.px(14), r.Max.Y, r.Max.X, r.Max.Y+max(1, l.px(0.4))), alpha(white, 0.2))
@@ -419,7 +439,7 @@ func (p *painter) appScreen(u *ui) {
 	p.text(a.name, true, 34*l.s, l.pxf(18), l.pxf(statusH+52), label)
 	e := l.px(120)
 	cx, cy := l.size.X/2, l.size.Y/2-l.px(40)
-	p.icon(a, image.Rect(cx-e/2, cy-e/2, cx-e/2+e, cy-e/2+e), l.s)
+	p.icon(a, image.Rect(cx-e/2, cy-e/2, cx-e/2+e, cy-e/2+e))
 	p.centered(a.name, true, 22*l.s, float64(cx), float64(cy+e/2)+l.pxf(40), label)
 	p.centered("This app is simulated.", false, 15*l.s, float64(cx), float64(cy+e/2)+l.pxf(66), secondary)
 }
