@@ -16,5 +16,22 @@
 // are bound to the entry (LAN or tailnet) that issued them.
 //
 // Middleware checks the bearer token on every request against the store (no
-// cache outlives a revoke) and puts a [Caller] into the request context.
+// cache outlives a revoke) and puts a [Caller] into the request context. It
+// refuses tokens in the query string and requests with two credentials
+// (two Authorization headers, or a bearer token beside the box page's
+// session cookie) with RFC 6750 errors.
+//
+// # Limits
+//
+// At most 5 device requests wait for the owner and 10 device requests and
+// 10 registrations are accepted per minute, per box (counted in the store,
+// across entries); beyond them the answer is 429 slow_down with Retry-After.
+// Registered clients that never get a grant are pruned after 10 minutes.
+//
+// # Owner side
+//
+// The box page lists [Server.PendingRequests] and [Server.Clients] and calls
+// [Server.Approve], [Server.Deny] and [Server.RevokeClient]; a grant's
+// [Life] is chosen at approval. Approving a client again revokes its
+// earlier grant, so each client has one line under Access.
 package oauth

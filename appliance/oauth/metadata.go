@@ -34,6 +34,7 @@ type resourceMetadata struct {
 
 func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	iss := s.issuer(r)
+	w.Header().Set("Access-Control-Allow-Origin", "*") // public document; browser-based clients read it
 	writeJSON(w, http.StatusOK, authServerMetadata{
 		Issuer:                            iss,
 		AuthorizationEndpoint:             iss + "/oauth/authorize",
