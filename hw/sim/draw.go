@@ -220,15 +220,14 @@ func (p *painter) ellipsize(s string, bold bool, px, w float64) string {
 
 // gradient fills the whole frame with a vertical gradient from top to
 // bottom colours.
-func (p *painter) gradient(top, bottom color.RGBA) {
+func (p *painter) gradient(top, bottom hexColor) {
 	b := p.dst.Bounds()
 	h := b.Dy()
 	row := make([]byte, 4*b.Dx())
 	for y := 0; y < h; y++ {
 		f := float64(y) / float64(max(h-1, 1))
-		c := [4]byte{
-			lerp8(top.R, bottom.R, f), lerp8(top.G, bottom.G, f), lerp8(top.B, bottom.B, f), 0xFF,
-		}
+		t, b := top.rgba(), bottom.rgba()
+		c := [4]byte{lerp8(t.R, b.R, f), lerp8(t.G, b.G, f), lerp8(t.B, b.B, f), 0xFF}
 		for i := 0; i < len(row); i += 4 {
 			copy(row[i:i+4], c[:])
 		}
@@ -240,9 +239,21 @@ func lerp8(a, b uint8, f float64) uint8 {
 	return uint8(math.Round(float64(a) + (float64(b)-float64(a))*f))
 }
 
-// alpha returns c with opacity a (0..1), as a non-premultiplied colour.
-func alpha(c color.RGBA, a float64) color.NRGBA {
-	return color.NRGBA{R: c.R, G: c.G, B: c.B, A: uint8(math.Round(a * 255))}
+// alpha returns the opaque colour c with opacity a (0..1).
+func alpha(c color.Color, a float64) color.NRGBA {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(math.Round(a * 255))}
 }
+
+// hexColor is an opaque colour written 0xRRGGBB, so colours can be
+// constants.
+type hexColor uint32
+
+func (h hexColor) rgba() color.RGBA {
+	return color.RGBA{R: uint8(h >> 16), G: uint8(h >> 8), B: uint8(h), A: 0xFF}
+}
+
+// RGBA implements color.Color.
+func (h hexColor) RGBA() (r, g, b, a uint32) { return h.rgba().RGBA() }
 
 func cosSin(a float64) (float64, float64) { return math.Cos(a), math.Sin(a) }

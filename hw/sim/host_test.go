@@ -641,3 +641,40 @@ func TestClockWatcher(t *testing.T) {
 	p.Close()
 	<-stopped
 }
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want image.Point
+		ok   bool
+	}{
+		{"1179x2556", image.Pt(1179, 2556), true},
+		{" 600X1300 ", image.Pt(600, 1300), true},
+		{"200x200", image.Pt(200, 200), true},
+		{"1179", image.Point{}, false},
+		{"1179x", image.Point{}, false},
+		{"ax2556", image.Point{}, false},
+		{"100x2556", image.Point{}, false},
+		{"1179x9000", image.Point{}, false},
+		{"-5x300", image.Point{}, false},
+		{"", image.Point{}, false},
+	}
+	for _, tc := range tests {
+		got, err := ParseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseSize(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestCapturedIsNow: a cached frame is still a picture of now.
+func TestCapturedIsNow(t *testing.T) {
+	clk := &stepClock{t: testTime}
+	p := newTestPhone(t, Options{Clock: clk})
+	f1 := shot(t, p, "first")
+	clk.add(5 * time.Second)
+	f2 := shot(t, p, "second")
+	if f2.Seq != f1.Seq || !f2.Captured.Equal(testTime.Add(5*time.Second)) {
+		t.Errorf("second frame: Seq %d (first %d), Captured %v; want the same Seq, captured now", f2.Seq, f1.Seq, f2.Captured)
+	}
+}

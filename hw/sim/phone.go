@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -146,6 +147,23 @@ func (p *Phone) watchClock(wait func(d time.Duration) <-chan time.Time) {
 	}
 }
 
+// ParseSize parses a screen size written WIDTHxHEIGHT in pixels, such as
+// "1179x2556" (the form of serve's --sim-size flag), and checks that each
+// side is within MinSide..MaxSide.
+func ParseSize(s string) (image.Point, error) {
+	w, h, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
+	x, errW := strconv.Atoi(w)
+	y, errH := strconv.Atoi(h)
+	if !ok || errW != nil || errH != nil {
+		return image.Point{}, fmt.Errorf("sim: screen size %q: write it as WIDTHxHEIGHT in pixels, e.g. 1179x2556", s)
+	}
+	size := image.Pt(x, y)
+	if err := checkSize(size); err != nil {
+		return image.Point{}, fmt.Errorf("sim: %w", err)
+	}
+	return size, nil
+}
+
 func checkSize(s image.Point) error {
 	if s.X < MinSide || s.Y < MinSide || s.X > MaxSide || s.Y > MaxSide {
 		return fmt.Errorf("screen size %dx%d is out of range: each side must be %d..%d pixels", s.X, s.Y, MinSide, MaxSide)
@@ -266,9 +284,9 @@ func (p *Phone) state() phone.State {
 	return phone.State{Ready: true, Code: "ready", Geometry: g}
 }
 
-// Screenshot returns the current picture. It renders only when the
-// picture changed since the last call; the returned frame's image must not
-// be modified.
+// Screenshot returns the current picture, captured now. It renders only
+// when the picture changed since the last call (frames of the same picture
+// share Seq and image); the returned frame's image must not be modified.
 func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sim: screenshot: %w", err)
@@ -289,7 +307,10 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 			Captured: now,
 		}
 	}
+	// The simulated screen is always current: a frame cached because
+	// nothing changed is still a picture of now.
 	f := *p.frame
+	f.Captured = p.clock.Now()
 	return &f, nil
 }
 
@@ -363,7 +384,11 @@ func (p *Phone) Subscribe(ctx context.Context) <-chan phone.Event {
 	ch <- phone.Event{Kind: phone.Attached, At: p.clock.Now(), State: p.state()}
 	p.subs[ch] = struct{}{}
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-p.done: // Close has closed ch
+			return
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if _, ok := p.subs[ch]; ok {

@@ -10,18 +10,18 @@ import (
 )
 
 // Colours of the simulated iOS look.
-var (
-	white     = rgb(0xFF, 0xFF, 0xFF)
-	black     = rgb(0x00, 0x00, 0x00)
-	label     = rgb(0x1C, 0x1C, 0x1E)
-	secondary = rgb(0x8A, 0x8A, 0x8E)
-	separator = rgb(0xD1, 0xD1, 0xD6)
-	grouped   = rgb(0xF2, 0xF2, 0xF7)
-	blue      = rgb(0x0A, 0x84, 0xFF)
-	notesTint = rgb(0xE0, 0xA8, 0x00)
-	fieldGray = rgb(0xE3, 0xE3, 0xE8)
-	wallTop   = rgb(0x1B, 0x2A, 0x6B)
-	wallBot   = rgb(0x7A, 0x3B, 0x8F)
+const (
+	white     hexColor = 0xFFFFFF
+	black     hexColor = 0x000000
+	label     hexColor = 0x1C1C1E
+	secondary hexColor = 0x8A8A8E
+	separator hexColor = 0xD1D1D6
+	grouped   hexColor = 0xF2F2F7
+	blue      hexColor = 0x0A84FF
+	notesTint hexColor = 0xE0A800
+	fieldGray hexColor = 0xE3E3E8
+	wallTop   hexColor = 0x1B2A6B
+	wallBot   hexColor = 0x7A3B8F
 )
 
 // render draws the whole picture for state st at clock time now.
@@ -68,7 +68,7 @@ func (p *painter) render(u *ui, now time.Time) *image.RGBA {
 	return p.dst
 }
 
-func (p *painter) statusBar(l layout, now time.Time, fg color.RGBA) {
+func (p *painter) statusBar(l layout, now time.Time, fg color.Color) {
 	s := l.s
 	base := l.pxf(statusH/2 + 7)
 	p.centered(now.Format("3:04"), true, 17*s, l.pxf(66), base, fg)
@@ -136,7 +136,7 @@ func (p *painter) drawIcon(a app, r image.Rectangle) {
 	x0, y0, x1, y1 := float64(r.Min.X), float64(r.Min.Y), float64(r.Max.X), float64(r.Max.Y)
 	edge := x1 - x0
 	p.roundRect(x0, y0, x1, y1, edge*0.225, a.color)
-	fg := white
+	var fg color.Color = white
 	if a.color == rgb(0xF2, 0xF2, 0xF7) {
 		fg = rgb(0xFF, 0x3B, 0x30)
 	}
