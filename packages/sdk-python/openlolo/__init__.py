@@ -1,0 +1,68 @@
+"""openlolo: the Python client of the openlolo phone box (standard library only).
+
+    from openlolo import Box
+    box = Box("openlolo-1a2b.local")
+    box.pair()                      # once; the owner approves on the box page
+    shot = box.screenshot()
+    box.tap(shot.frame, 0.5, 0.5)
+    box.type_text("hello")
+"""
+
+from .client import DEFAULT_SCOPES, MUTATING_TOOLS, Box, Frame, Image, Result, Screenshot, Watch, default_client_name
+from .errors import (
+    AccessDenied,
+    AppNotFound,
+    AuthorizationPending,
+    CaptureFailed,
+    Cancelled,
+    ConnectionProblem,
+    ControlBusy,
+    ControlRequired,
+    CursorExpired,
+    ExpiredToken,
+    FrameExpired,
+    GrantRevoked,
+    GrantRevokedRefusal,
+    InputFailed,
+    Internal,
+    InvalidArguments,
+    NotPaired,
+    OpenloloError,
+    OperationConflict,
+    OperationNotFound,
+    OutcomeUnknown,
+    PairingError,
+    Paused,
+    PhoneUnavailable,
+    PinMismatch,
+    ProtocolError,
+    QueueFull,
+    RateLimited,
+    Refused,
+    ScopeRequired,
+    SlowDown,
+    StoreError,
+    TransportError,
+    Unsupported,
+    UnsupportedButton,
+    UnsupportedKey,
+    UnsupportedText,
+    WrongEntry,
+)
+from .pin import Pin, fingerprint_colon, fingerprint_hex, parse_pin, spki_pin
+from .store import BoxEntry, TokenStore, default_store_path
+from .transport import normalize_url
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AccessDenied", "AppNotFound", "AuthorizationPending", "Box", "BoxEntry", "Cancelled", "CaptureFailed",
+    "ConnectionProblem", "ControlBusy", "ControlRequired", "CursorExpired", "DEFAULT_SCOPES", "ExpiredToken",
+    "Frame", "FrameExpired", "GrantRevoked", "GrantRevokedRefusal", "Image", "InputFailed", "Internal",
+    "InvalidArguments", "MUTATING_TOOLS", "NotPaired", "OpenloloError", "OperationConflict", "OperationNotFound",
+    "OutcomeUnknown", "PairingError", "Paused", "PhoneUnavailable", "Pin", "PinMismatch", "ProtocolError",
+    "QueueFull", "RateLimited", "Refused", "Result", "ScopeRequired", "Screenshot", "SlowDown", "StoreError",
+    "TokenStore", "TransportError", "Unsupported", "UnsupportedButton", "UnsupportedKey", "UnsupportedText",
+    "Watch", "WrongEntry", "default_client_name", "default_store_path", "fingerprint_colon", "fingerprint_hex",
+    "normalize_url", "parse_pin", "spki_pin",
+]
