@@ -1,0 +1,267 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"image/draw"
+	"log/slog"
+	_ "image/png"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/mcp"
+	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/sim"
+)
+
+// simBox is the real stack on the simulated phone: the oauth server's
+// routes and bearer check in front of /mcp, over HTTPS.
+type simBox struct {
+	srv   *httptest.Server
+	oa    *oauth.Server
+	sim   *sim.Phone
+	ctl   *control.Service
+	store *store.Store
+}
+
+func newSimBox(t *testing.T) *simBox {
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := sim.New(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa, err := oauth.New(oauth.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := control.New(ctx, control.Config{Store: st, Phone: ph, Grants: oa})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := mcp.New(mcp.Config{Control: ctl, Phone: ph})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	oa.Routes(mux)
+	h.Routes(mux, oa.Middleware)
+	srv := httptest.NewTLSServer(mux)
+	t.Cleanup(func() { srv.Close(); cancel(); ph.Close(); st.Close() })
+	return &simBox{srv: srv, oa: oa, sim: ph, ctl: ctl, store: st}
+}
+
+// token runs the device flow by hand (as seed 003 describes it) and has
+// the owner approve the request: a real access token.
+func (b *simBox) token(t *testing.T, name, scope string) string {
+	hc := b.srv.Client()
+	resp, err := hc.PostForm(b.srv.URL+"/oauth/device_authorization", url.Values{"client_name": {name}, "scope": {scope}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var da struct {
+		DeviceCode      string `json:"device_code"`
+		VerificationURI string `json:"verification_uri"`
+		ClientID        string `json:"client_id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&da)
+	resp.Body.Close()
+	u, err := url.Parse(da.VerificationURI)
+	if err != nil || da.DeviceCode == "" {
+		t.Fatalf("device authorization: %d %+v", resp.StatusCode, da)
+	}
+	if err := b.oa.Approve(context.Background(), u.Query().Get("r"), oauth.Life24h); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = hc.PostForm(b.srv.URL+"/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
+		"device_code": {da.DeviceCode}, "client_id": {da.ClientID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tok)
+	if tok.AccessToken == "" {
+		t.Fatalf("token: %d", resp.StatusCode)
+	}
+	return tok.AccessToken
+}
+
+func (b *simBox) session(t *testing.T, token string) *sdk.ClientSession {
+	hc := &http.Client{Transport: bearer{token: token, base: b.srv.Client().Transport}}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.StreamableClientTransport{Endpoint: b.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func decodeImage(t *testing.T, res *sdk.CallToolResult) image.Image {
+	t.Helper()
+	for _, c := range res.Content {
+		if img, ok := c.(*sdk.ImageContent); ok {
+			pic, _, err := image.Decode(bytes.NewReader(img.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pic
+		}
+	}
+	t.Fatal("no image block")
+	return nil
+}
+
+func rgba(img image.Image) *image.RGBA {
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
+	return out
+}
+
+// TestSimJourney is the issue's acceptance journey: a real token from the
+// device flow, the go-sdk client over HTTPS, the simulated iPhone.
+func TestSimJourney(t *testing.T) {
+	b := newSimBox(t)
+	ctx := context.Background()
+	cs := b.session(t, b.token(t, "e2e agent", "phone:read phone:control"))
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 18 {
+		t.Fatalf("tools/list: %v, %v", tools, err)
+	}
+	res, shot := call(t, cs, "openlolo_screenshot", nil)
+	mustOK(t, "screenshot", shot)
+	if pic := decodeImage(t, res); pic.Bounds().Dy() != 1536 || shot["native_width"] != float64(1179) {
+		t.Fatalf("screenshot %v, fields %v", pic.Bounds(), shot)
+	}
+	notes, ok := b.sim.IconCenter("Notes")
+	if !ok {
+		t.Fatal("the sim has no Notes icon")
+	}
+	_, tap := call(t, cs, "openlolo_tap", frameArgs(shot, notes.X, notes.Y))
+	mustOK(t, "tap Notes", tap)
+	if b.sim.Screen() != "notes" {
+		t.Fatalf("after tapping Notes the sim shows %q", b.sim.Screen())
+	}
+	_, typed := call(t, cs, "openlolo_type_text", map[string]any{"text": "Hello, box!", "observe": false})
+	mustOK(t, "type", typed)
+	if got := b.sim.NoteText(); got != "Hello, box!" {
+		t.Fatalf("note text %q", got)
+	}
+	// The next screenshot, lossless at native size, is exactly the sim's
+	// own rendering of the note.
+	res, shot2 := call(t, cs, "openlolo_screenshot", map[string]any{"format": "png", "max_size": 4096})
+	mustOK(t, "screenshot", shot2)
+	got := rgba(decodeImage(t, res))
+	own, err := b.sim.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Pix, rgba(own.Image).Pix) {
+		t.Fatal("the screenshot's pixels differ from the sim's own rendering")
+	}
+	_, home := call(t, cs, "openlolo_button", map[string]any{"button": "home", "observe": false})
+	mustOK(t, "home", home)
+	if b.sim.Screen() != "home" {
+		t.Fatalf("after Home the sim shows %q", b.sim.Screen())
+	}
+
+	// Idempotent replay: the phone saw the input once.
+	args := map[string]any{"key": "a", "observe": false, "operation_id": opA}
+	_, first := call(t, cs, "openlolo_key", args)
+	mustOK(t, "key", first)
+	before := b.sim.ReportCount(hid.KindKeyboard)
+	_, again := call(t, cs, "openlolo_key", args)
+	if again["replayed"] != true || b.sim.ReportCount(hid.KindKeyboard) != before {
+		t.Fatalf("replay %v sent %d more keyboard reports", again, b.sim.ReportCount(hid.KindKeyboard)-before)
+	}
+
+	// launch_app through Spotlight, open_url through Safari's address bar.
+	_, la := call(t, cs, "openlolo_launch_app", map[string]any{"bundle_id": "com.apple.mobilenotes", "observe": false})
+	mustOK(t, "launch Notes", la)
+	if b.sim.Screen() != "notes" {
+		t.Fatalf("launch_app Notes shows %q", b.sim.Screen())
+	}
+	_, ou := call(t, cs, "openlolo_open_url", map[string]any{"url": "https://example.com/box", "observe": false})
+	mustOK(t, "open url", ou)
+	if b.sim.Screen() != "safari" || !strings.Contains(b.sim.URL(), "example.com/box") {
+		t.Fatalf("open_url shows %q at %q", b.sim.Screen(), b.sim.URL())
+	}
+}
+
+// TestSimPauseMidSwipe: another client's pause interrupts a running swipe
+// on the sim; the swipe ends OUTCOME_UNKNOWN and input stays blocked.
+func TestSimPauseMidSwipe(t *testing.T) {
+	b := newSimBox(t)
+	agent := b.session(t, b.token(t, "swiper", "phone:read phone:control"))
+	watcher := b.session(t, b.token(t, "watcher", "phone:read"))
+	_, shot := call(t, agent, "openlolo_screenshot", map[string]any{"max_size": 256})
+	args := frameArgs(shot, 0.5, 0.8)
+	args["x2"], args["y2"], args["seconds"], args["hold"] = 0.5, 0.2, 2.0, 2.0
+	done := make(chan map[string]any)
+	go func() { _, sc := call(t, agent, "openlolo_swipe", args); done <- sc }()
+	time.Sleep(500 * time.Millisecond)
+	_, p := call(t, watcher, "openlolo_pause", nil)
+	mustOK(t, "pause", p)
+	select {
+	case sc := <-done:
+		if code(sc) != control.CodeOutcomeUnknown || sc["dispatched"] != true {
+			t.Fatalf("interrupted swipe %v", sc)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("pause did not stop the swipe")
+	}
+	_, k := call(t, agent, "openlolo_key", map[string]any{"key": "a", "observe": false})
+	if code(k) != control.CodePaused {
+		t.Fatalf("input after pause %v", k)
+	}
+}
+
+// TestSimRevokeEndsWatch: the owner removing a client ends its held watch
+// within a second.
+func TestSimRevokeEndsWatch(t *testing.T) {
+	b := newSimBox(t)
+	cs := b.session(t, b.token(t, "watcher", "phone:read"))
+	clients, err := b.oa.Clients(context.Background())
+	if err != nil || len(clients) != 1 {
+		t.Fatalf("clients %v, %v", clients, err)
+	}
+	done := make(chan map[string]any)
+	go func() {
+		_, sc := call(t, cs, "openlolo_watch", map[string]any{"wait_ms": 30000, "kinds": []string{"operation"}})
+		done <- sc
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	if err := b.oa.RevokeClient(context.Background(), clients[0].ClientID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case sc := <-done:
+		evs, _ := sc["events"].([]any)
+		if sc["ended"] != "grant_revoked" || len(evs) != 1 {
+			t.Fatalf("watch answer %v", sc)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("the watch ended %v after the revoke", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a revoked client's watch was still held after 5 s")
+	}
+}
