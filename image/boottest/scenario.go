@@ -1,0 +1,446 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/openlolo/openlolo/image/card"
+	boxtls "github.com/openlolo/openlolo/tls"
+)
+
+// diskSize is the size of the virtual SD card: bigger than the image, so
+// the first boot grows the data partition; a power of two for -M raspi3b.
+const diskSize = 1 << 30
+
+// test is one run of the scenario.
+type test struct {
+	img, dir string
+	r        *results
+	echo     io.Writer
+
+	files *bootFiles
+	disk  string
+
+	// what the box told and gave
+	name, pin, passphrase string
+	clientID              string
+	tok                   *tokens
+	claimed, granted      bool
+}
+
+func (t *test) run(ctx context.Context, raspi bool) {
+	c, err := card.Open(t.img)
+	if !t.r.check("card: the image has an MBR with boot, root A, root B and data", cardLayout(c, err)) {
+		return
+	}
+	t.files, err = readBootFiles(ctx, c, t.dir, "bcm2837-rpi-3-b.dtb")
+	if !t.r.check("card: kernel, initramfs, cmdline.txt and the Pi 3 DTB are on the boot partition", err) {
+		return
+	}
+	if want := "root=PARTUUID=" + c.Table.PartUUID(card.RootAPartition); !strings.Contains(t.files.Cmdline, want) {
+		t.r.check("card: cmdline.txt names root A by PARTUUID", fmt.Errorf("cmdline.txt %q lacks %s", t.files.Cmdline, want))
+	}
+	t.disk = filepath.Join(t.dir, "sd.img")
+	if !t.r.check("card: copied to a 1 GiB virtual SD card", sparseCopy(ctx, t.img, t.disk, diskSize)) {
+		return
+	}
+	t.passphrase = "correct horse battery staple"
+
+	if !t.firstBoot(ctx) {
+		return
+	}
+	if t.claimed {
+		d, err := card.Open(t.disk)
+		if err == nil {
+			_, err = d.BootFile(ctx, "openlolo/setup-code.txt")
+			if errors.Is(err, os.ErrNotExist) {
+				err = nil
+			} else if err == nil {
+				err = errors.New("BOOT/openlolo/setup-code.txt is still on the card after the claim")
+			}
+		}
+		t.r.check("card: the setup code is gone from the boot partition after the claim", err)
+	}
+	if !t.secondBoot(ctx) {
+		return
+	}
+	t.thirdBoot(ctx)
+	if raspi {
+		t.raspi3b(ctx)
+	}
+}
+
+func cardLayout(c *card.Card, err error) error {
+	if err != nil {
+		return err
+	}
+	want := []byte{0x0c, 0x83, 0x83, 0x83}
+	if len(c.Table.Partitions) != 4 {
+		return fmt.Errorf("%d partitions, want 4", len(c.Table.Partitions))
+	}
+	for i, p := range c.Table.Partitions {
+		if p.Type != want[i] || p.Number != i+1 {
+			return fmt.Errorf("partition %d has type 0x%02x, want 0x%02x", p.Number, p.Type, want[i])
+		}
+	}
+	if !c.Table.Partitions[0].Bootable {
+		return errors.New("the boot partition is not marked bootable")
+	}
+	return nil
+}
+
+// up boots the disk on -M virt and waits until the box answers HTTPS.
+func (t *test) up(ctx context.Context, label string) (*machine, *client, bool) {
+	m, err := boot(ctx, machineSpec{disk: t.disk, files: t.files, echo: t.echo})
+	if !t.r.check(label+": QEMU -M virt starts", err) {
+		return nil, nil, false
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if _, err := m.con.wait(wctx, "Fingerprint:"); err != nil {
+		m.pull()
+		t.r.check(label+": openlolo serve starts and prints its fingerprint", fmt.Errorf("%w; console ends:\n%s", err, tail(m.con.text(), 25)))
+		return nil, nil, false
+	}
+	fp := m.con.value("Fingerprint:")
+	if t.pin == "" {
+		t.pin = fp
+		t.name = strings.TrimPrefix(m.con.value("LAN URL:"), "https://")
+		t.name = strings.TrimSuffix(t.name, "/")
+	} else if fp != t.pin {
+		t.r.check(label+": the certificate survived the reboot", fmt.Errorf("fingerprint %s, was %s", fp, t.pin))
+	}
+	cl, err := newClient(t.name, m.httpsAddr, t.pin)
+	if err != nil {
+		m.pull()
+		t.r.check(label+": pinned client", err)
+		return nil, nil, false
+	}
+	var last error
+	for wctx.Err() == nil {
+		st, body, _, err := cl.get(wctx, "/healthz")
+		if err == nil && st == 200 {
+			t.r.figure(label+" boot to HTTPS ready (-M virt, TCG)", "%.1f s", time.Since(m.start).Seconds())
+			t.r.check(label+": /healthz answers over HTTPS with the pinned certificate ("+t.name+")", nil)
+			return m, cl, true
+		}
+		if err == nil {
+			err = fmt.Errorf("status %d: %.100s", st, body)
+		}
+		last = err
+		time.Sleep(time.Second)
+	}
+	m.pull()
+	t.r.check(label+": /healthz answers over HTTPS with the pinned certificate", last)
+	return nil, nil, false
+}
+
+func (t *test) shell(m *machine) shell { return shell{addr: m.shellAddr} }
+
+func (t *test) firstBoot(ctx context.Context) bool {
+	m, cl, ok := t.up(ctx, "boot 1")
+	if !ok {
+		return false
+	}
+	sh := t.shell(m)
+	t.r.check("boot 1: stage 1 found root A by PARTUUID", consoleHas(m.con, "openlolo-stage1: root PARTUUID=", "-> /dev/vda2"))
+	t.r.check("boot 1: a wrong pin is refused", wrongPin(ctx, t.name, m.httpsAddr))
+	t.r.check("boot 1: the data partition grew to fill the card", dataGrew(ctx, sh))
+	t.r.check("boot 1: the root filesystem is read-only squashfs", readOnlyRoot(ctx, sh))
+
+	console := m.con.value("Setup code:")
+	out, st, err := sh.run(ctx, "cat /boot/openlolo/setup-code.txt")
+	code := strings.TrimSpace(out)
+	if err == nil && st != 0 {
+		err = fmt.Errorf("BOOT/openlolo/setup-code.txt: %s", out)
+	} else if err == nil && (code == "" || !strings.Contains(console, code)) {
+		err = fmt.Errorf("BOOT/openlolo/setup-code.txt has %q, the console printed %q", code, console)
+	}
+	t.r.check("boot 1: the setup code is on the boot partition and on the console", err)
+	if code == "" {
+		code = console
+	}
+	err = cl.claim(ctx, code, t.passphrase)
+	t.claimed = t.r.check("boot 1: claim with the setup code", err)
+	if t.claimed {
+		t.granted = t.r.check("boot 1: a device authorization is approved by the owner", t.grant(ctx, cl))
+	}
+	if t.granted {
+		t.r.check("boot 1: MCP openlolo_status answers", status(ctx, cl, t.tok.AccessToken))
+		t.r.check("boot 1: MCP openlolo_screenshot answers with an image", screenshot(ctx, cl, t.tok.AccessToken))
+	}
+	if out, _, err := sh.run(ctx, "grep VmRSS /proc/$(pidof openlolo)/status"); err == nil {
+		t.r.figure("RSS of openlolo serve after boot and the checks above", "%s", strings.Join(strings.Fields(out)[1:], " "))
+	}
+	sh.run(ctx, detached("reboot"))
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return t.r.check("boot 1: clean reboot", m.wait(wctx))
+}
+
+func (t *test) grant(ctx context.Context, cl *client) error {
+	if err := cl.login(ctx, t.passphrase); err != nil {
+		return err
+	}
+	d, err := cl.startDevice(ctx, "openlolo boot test")
+	if err != nil {
+		return err
+	}
+	if err := cl.approve(ctx, d.VerificationURI); err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	tok, err := cl.pollToken(pctx, d)
+	if err != nil {
+		return err
+	}
+	t.clientID, t.tok = d.ClientID, tok
+	return nil
+}
+
+func (t *test) secondBoot(ctx context.Context) bool {
+	m, cl, ok := t.up(ctx, "boot 2")
+	if !ok {
+		return false
+	}
+	t.r.check("boot 2: the certificate survived the reboot", nil) // up() compared the fingerprint
+	if t.claimed {
+		ok, err := cl.claimed(ctx)
+		if err == nil && !ok {
+			err = errors.New("GET /claim offers the claim form again")
+		}
+		t.r.check("boot 2: the claim survived the reboot", err)
+	}
+	if t.granted {
+		tok, err := cl.refresh(ctx, t.clientID, t.tok.RefreshToken)
+		if err == nil {
+			t.tok = tok
+			err = status(ctx, cl, tok.AccessToken)
+		}
+		t.r.check("boot 2: the grant survived the reboot (refresh, then openlolo_status)", err)
+	}
+	t.r.check("boot 2: the root filesystem is still read-only", readOnlyRoot(ctx, t.shell(m)))
+
+	// pull the power while the client refreshes its tokens
+	writes := 0
+	if t.granted {
+		cut := time.After(3 * time.Second)
+	loop:
+		for {
+			type answer struct {
+				tok *tokens
+				err error
+			}
+			ch := make(chan answer, 1)
+			go func() { tok, err := cl.refresh(ctx, t.clientID, t.tok.RefreshToken); ch <- answer{tok, err} }()
+			select {
+			case a := <-ch:
+				if a.err != nil {
+					t.r.check("boot 2: refreshes before the power cut", a.err)
+					break loop
+				}
+				t.tok = a.tok
+				writes++
+			case <-cut:
+				break loop
+			}
+		}
+	} else {
+		// without a grant, the box's own writes: the power is cut while it runs
+		time.Sleep(2 * time.Second)
+	}
+	m.pull()
+	t.r.figure("power cut", "after %d token refreshes, with one in flight", writes)
+	return true
+}
+
+func (t *test) thirdBoot(ctx context.Context) {
+	m, cl, ok := t.up(ctx, "boot 3 (after the power cut)")
+	if !ok {
+		return
+	}
+	if t.granted {
+		t.r.check("boot 3: the grant still works after the power cut (openlolo_status with the last access token)", status(ctx, cl, t.tok.AccessToken))
+	}
+	t.shell(m).run(ctx, detached("poweroff"))
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if !t.r.check("boot 3: clean power off", m.wait(wctx)) {
+		return
+	}
+	t.r.check("card: the database on the data partition passes PRAGMA integrity_check", t.integrity(ctx))
+}
+
+// integrity takes the SQLite file (and its WAL, if any) off the card's
+// data partition and runs PRAGMA integrity_check on the copy.
+func (t *test) integrity(ctx context.Context) error {
+	c, err := card.Open(t.disk)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(t.dir, "data")
+	os.MkdirAll(dir, 0o700)
+	got, err := c.DataFiles(ctx, dir, "/openlolo/openlolo.db")
+	if err != nil {
+		return err
+	}
+	for _, extra := range []string{"-wal", "-shm"} {
+		if _, err := c.DataFiles(ctx, dir, "/openlolo/openlolo.db"+extra); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	db, err := sql.Open("sqlite3", "file:"+got[0])
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var res string
+	if err := db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res); err != nil {
+		return fmt.Errorf("integrity_check: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("integrity_check: %s", res)
+	}
+	return nil
+}
+
+func (t *test) raspi3b(ctx context.Context) {
+	disk := filepath.Join(t.dir, "sd-raspi3b.img")
+	if !t.r.check("raspi3b: fresh 1 GiB SD card", sparseCopy(ctx, t.img, disk, diskSize)) {
+		return
+	}
+	m, err := boot(ctx, machineSpec{raspi3b: true, dtb: "bcm2837-rpi-3-b.dtb", disk: disk, files: t.files, echo: t.echo})
+	if !t.r.check("raspi3b: QEMU -M raspi3b starts with bcm2837-rpi-3-b.dtb", err) {
+		return
+	}
+	defer m.pull()
+	wctx, cancel := context.WithTimeout(ctx, 8*time.Minute)
+	defer cancel()
+	_, err = m.con.wait(wctx, "Fingerprint:")
+	if err != nil {
+		err = fmt.Errorf("%w; console ends:\n%s", err, tail(m.con.text(), 25))
+	}
+	t.r.figure("raspi3b boot to serve ready (TCG)", "%.1f s", time.Since(m.start).Seconds())
+	t.r.check("raspi3b: openlolo serve starts", err)
+	t.r.check("raspi3b: stage 1 found root A on the SD card (mmcblk0p2)", consoleHas(m.con, "openlolo-stage1: root PARTUUID=", "-> /dev/mmcblk0p2"))
+	t.r.check("raspi3b: the data partition grew on first boot", consoleHas(m.con, "openlolo: data: filesystem grown"))
+}
+
+// consoleHas checks that one console line holds all parts.
+func consoleHas(c *console, parts ...string) error {
+	for _, line := range strings.Split(c.text(), "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(line, p)
+		}
+		if all {
+			return nil
+		}
+	}
+	return fmt.Errorf("no console line with %q", parts)
+}
+
+func wrongPin(ctx context.Context, name, addr string) error {
+	cl, err := newClient(name, addr, strings.Repeat("ab", 32))
+	if err != nil {
+		return err
+	}
+	_, _, _, err = cl.get(ctx, "/healthz")
+	var pm *boxtls.PinMismatchError
+	if !errors.As(err, &pm) {
+		return fmt.Errorf("want a pin mismatch error, got %v", err)
+	}
+	return nil
+}
+
+func dataGrew(ctx context.Context, sh shell) error {
+	out, st, err := sh.run(ctx, "df -k /data | tail -n 1")
+	if err != nil {
+		return err
+	}
+	f := strings.Fields(out)
+	if st != 0 || len(f) < 2 {
+		return fmt.Errorf("df: %q", out)
+	}
+	kb, err := strconv.Atoi(f[1])
+	if err != nil {
+		return fmt.Errorf("df: %q", out)
+	}
+	if kb < 400*1024 { // the image's data partition is 64 MiB; the card leaves ~570 MiB
+		return fmt.Errorf("/data is %d KiB; it did not grow", kb)
+	}
+	return nil
+}
+
+func readOnlyRoot(ctx context.Context, sh shell) error {
+	out, _, err := sh.run(ctx, "grep ' / ' /proc/mounts")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(out, " / squashfs ro") {
+		return fmt.Errorf("/ is mounted as %q", out)
+	}
+	out, st, err := sh.run(ctx, "touch /written-by-boottest")
+	if err != nil {
+		return err
+	}
+	if st == 0 || !strings.Contains(out, "Read-only") {
+		return fmt.Errorf("touch / succeeded or failed otherwise: %q (status %d)", out, st)
+	}
+	return nil
+}
+
+func status(ctx context.Context, cl *client, access string) error {
+	res, err := cl.callTool(ctx, access, "openlolo_status", map[string]any{})
+	if err != nil {
+		return err
+	}
+	if res.IsError || res.StructuredContent["status"] != "ok" {
+		return fmt.Errorf("openlolo_status: isError %v, structuredContent %v", res.IsError, res.StructuredContent)
+	}
+	return nil
+}
+
+func screenshot(ctx context.Context, cl *client, access string) error {
+	res, err := cl.callTool(ctx, access, "openlolo_screenshot", map[string]any{"format": "jpeg", "max_size": 512})
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("openlolo_screenshot: isError, %v", res.StructuredContent)
+	}
+	img, mime, err := res.image()
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(img, []byte{0xff, 0xd8, 0xff}) || mime != "image/jpeg" {
+		return fmt.Errorf("openlolo_screenshot: %s of %d bytes is not a JPEG", mime, len(img))
+	}
+	return nil
+}
+
+// detached runs cmd on the box a second after the debug shell session
+// ends (telnetd hangs up the session's processes when it closes).
+func detached(cmd string) string {
+	return "setsid sh -c 'sleep 1; " + cmd + "' < /dev/null > /dev/null 2>&1 &"
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
