@@ -6,11 +6,13 @@ import (
 	"errors"
 	"image"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/input"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -677,4 +679,102 @@ func TestCapturedIsNow(t *testing.T) {
 	if f2.Seq != f1.Seq || !f2.Captured.Equal(testTime.Add(5*time.Second)) {
 		t.Errorf("second frame: Seq %d (first %d), Captured %v; want the same Seq, captured now", f2.Seq, f1.Seq, f2.Captured)
 	}
+}
+
+func TestNewFailures(t *testing.T) {
+	if _, err := New(Options{Profile: input.Profile(99)}); err == nil {
+		t.Error("New with an unknown profile succeeded")
+	}
+	if _, err := newFunction(hid.Function{Kind: hid.KindKeyboard, Name: "keyboard", Descriptor: []byte{0xc0}}); err == nil {
+		t.Error("enumerating a function whose descriptor does not parse succeeded")
+	}
+	p := newTestPhone(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.WriteReport(ctx, hid.KindConsumer, hid.Consumer(0)); !errors.Is(err, context.Canceled) {
+		t.Errorf("WriteReport with a cancelled ctx = %v, want context.Canceled", err)
+	}
+	if _, err := p.Screenshot(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Screenshot with a cancelled ctx = %v, want context.Canceled", err)
+	}
+	if n := p.ReportCount(hid.KindConsumer); n != 0 {
+		t.Errorf("ReportCount(consumer) = %d, want 0", n)
+	}
+}
+
+// center is the centre of r as screen fractions.
+func center(p *Phone, r image.Rectangle) phone.Point {
+	s := p.ui.lay.size
+	return pt(float64(r.Min.X+r.Max.X)/2/float64(s.X), float64(r.Min.Y+r.Max.Y)/2/float64(s.Y))
+}
+
+func TestTapsInsideScreens(t *testing.T) {
+	p := newTestPhone(t, Options{})
+	// Spotlight: tapping the second result opens it.
+	chord(t, p, hid.LeftGUI, hid.KeySpace)
+	typeKeys(t, p, "st")
+	mouseTap(t, p, center(p, p.ui.lay.resultRect(1)))
+	if got := p.Screen(); got != "app store" {
+		t.Errorf("tapping the second result for \"st\": Screen() = %q, want app store", got)
+	}
+	// Spotlight with no results: a tap below the field dismisses it.
+	chord(t, p, hid.LeftGUI, hid.KeySpace)
+	typeKeys(t, p, strings.Repeat("nothing matches this ", 4))
+	shot(t, p, "spotlight-long")
+	mouseTap(t, p, pt(0.5, 0.7))
+	if got := p.Screen(); got != screenHome {
+		t.Errorf("tap outside an empty Spotlight: Screen() = %q, want home", got)
+	}
+	// Safari: a tap on the address bar focuses it with the URL selected,
+	// a tap on the page takes the focus away.
+	c, _ := p.IconCenter("Safari")
+	mouseTap(t, p, c)
+	typeKeys(t, p, "example.com/"+strings.Repeat("long/", 20))
+	write(t, p, hid.KindKeyboard, hid.Keyboard(0, hid.KeyEnter))
+	shot(t, p, "safari-long")
+	field := center(p, p.ui.lay.fieldRect())
+	mouseTap(t, p, field)
+	if st := p.ui.st; !st.editing || !st.selAll || st.url != p.URL() {
+		t.Errorf("after tapping the address bar: editing %v, selected %v, text %q", st.editing, st.selAll, st.url)
+	}
+	mouseTap(t, p, pt(0.5, 0.6))
+	if st := p.ui.st; st.editing {
+		t.Error("a tap on the page kept the address bar focused")
+	}
+	mouseTap(t, p, field)
+	write(t, p, hid.KindKeyboard, hid.Keyboard(0, hid.KeyBackspace))
+	write(t, p, hid.KindKeyboard, hid.Keyboard(0, hid.KeyEscape))
+	if st := p.ui.st; st.editing || st.url != "" || p.URL() == "" {
+		t.Errorf("backspace on the selection then escape: editing %v, text %q, page %q", st.editing, st.url, p.URL())
+	}
+	// Typing words (no dot) searches.
+	mouseTap(t, p, field)
+	typeKeys(t, p, "openlolo box")
+	write(t, p, hid.KindKeyboard, hid.Keyboard(0, hid.KeyEnter))
+	if got, want := p.URL(), "https://www.google.com/search?q=openlolo+box"; got != want {
+		t.Errorf("URL() = %q, want %q", got, want)
+	}
+}
+
+func TestRealClock(t *testing.T) {
+	var c realClock
+	if err := c.Sleep(t.Context(), time.Millisecond); err != nil {
+		t.Errorf("Sleep: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep with a cancelled ctx = %v", err)
+	}
+	if err := c.Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep(0) with a cancelled ctx = %v", err)
+	}
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(p.clock.Now()); d < 0 || d > time.Minute {
+		t.Errorf("the default clock is %v off the system clock", d)
+	}
+	p.Close()
 }
