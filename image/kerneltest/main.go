@@ -50,7 +50,7 @@ var expected = []string{
 	"phone-open-ios", "phone-state-ios", "absmouse-ios-click",
 	"phone-open-ios-relative", "phone-state-ios-relative", "relmouse-ios-relative-tap",
 	"gadget-teardown",
-	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-close",
+	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
 }
 
 func main() {

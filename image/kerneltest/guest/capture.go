@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"os"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/capture"
@@ -46,6 +47,7 @@ func (s *suite) captureChecks(ctx context.Context, out map[string][]byte) {
 	out["frame.png"] = pb.Bytes()
 	out["frame.txt"] = fmt.Appendf(nil, "%d %d %s %d %d %d %d %d\n", img.Bounds().Dx(), img.Bounds().Dy(), f.Pixel,
 		rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y, epoch)
+	s.captureReopen(ctx, d)
 	if err := d.Close(); !s.report("capture-close", err == nil && !d.Online(), "streamoff and close: %v", errOr(err, "ok")) {
 		return
 	}
@@ -70,4 +72,45 @@ func errOr(err error, ok string) string {
 		return firstLine(err)
 	}
 	return ok
+}
+
+// captureReopen unbinds the vivid device (its /dev/video node goes away,
+// as when a dongle is unplugged), binds it again, and expects the reader
+// to reopen it and stream new frames.
+func (s *suite) captureReopen(ctx context.Context, d *capture.Device) {
+	const drv = "/sys/bus/platform/drivers/vivid/"
+	before, err := d.Latest()
+	if err != nil {
+		s.report("capture-reopen", false, "no frame before: %v", err)
+		return
+	}
+	if err := os.WriteFile(drv+"unbind", []byte("vivid.0"), 0o200); err != nil {
+		s.report("capture-reopen", false, "unbind vivid.0: %v", err)
+		return
+	}
+	wentAway := waitFor(5*time.Second, func() bool { return !d.Online() })
+	if err := os.WriteFile(drv+"bind", []byte("vivid.0"), 0o200); err != nil {
+		s.report("capture-reopen", false, "bind vivid.0: %v", err)
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var after *capture.Frame
+	if waitFor(15*time.Second, d.Online) {
+		after, err = d.Wait(wctx, before.Seq)
+	}
+	s.report("capture-reopen", wentAway && after != nil && err == nil,
+		"offline after unbind %v; frame %d before, %v after rebind (%v)", wentAway, before.Seq, seqOf(after), errOr(err, "ok"))
+}
+
+// waitFor polls cond every 20 ms until it holds or d passes.
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
