@@ -1,0 +1,75 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openlolo/openlolo/image/vm"
+)
+
+func TestParseResults(t *testing.T) {
+	t.Parallel()
+	log := "boot noise\nRESULT keyboard-type-Hi! PASS presses ok (+1.0s)\r\n" +
+		"[ 2.1] kernel line RESULT inside is not ours\nRESULT touch-android-tap FAIL no events\n" +
+		"RESULT keyboard-type-Hi! FAIL second report wins\n"
+	got := map[string]string{}
+	order := parseResults(log, got)
+	if strings.Join(order, ",") != "keyboard-type-Hi!,touch-android-tap" {
+		t.Errorf("order = %v", order)
+	}
+	if got["keyboard-type-Hi!"] != "FAIL second report wins" || got["touch-android-tap"] != "FAIL no events" {
+		t.Errorf("results = %q", got)
+	}
+}
+
+// disk writes files as a tar at the start of a raw disk image.
+func disk(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "export.img")
+	if err := vm.NewDisk(p, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for name, b := range files {
+		tw.WriteHeader(&tar.Header{Name: "./" + name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg})
+		tw.Write(b)
+	}
+	tw.Close()
+	f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+	f.WriteAt(buf.Bytes(), 0)
+	f.Close()
+	return p
+}
+
+func TestCheckFrame(t *testing.T) {
+	t.Parallel()
+	var pb bytes.Buffer
+	png.Encode(&pb, image.NewRGBA(image.Rect(0, 0, 8, 4)))
+	tests := []struct {
+		name  string
+		files map[string][]byte
+		want  string
+	}{
+		{"good", map[string][]byte{"frame.png": pb.Bytes(), "frame.txt": []byte("8 4 YUYV 0 0 8 4 1\n")}, "PASS frame.png 8x4"},
+		{"size mismatch", map[string][]byte{"frame.png": pb.Bytes(), "frame.txt": []byte("640 360 YUYV\n")}, "FAIL frame.png is (8,4)"},
+		{"not a png", map[string][]byte{"frame.png": []byte("nope"), "frame.txt": []byte("8 4 YUYV\n")}, "FAIL frame.png:"},
+		{"no txt", map[string][]byte{"frame.png": pb.Bytes()}, "FAIL frame.txt:"},
+	}
+	for _, tt := range tests {
+		if got := checkFrame(disk(t, tt.files)); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: checkFrame = %q, want prefix %q", tt.name, got, tt.want)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty.img")
+	vm.NewDisk(empty, 1<<20)
+	if got := checkFrame(empty); !strings.HasPrefix(got, "FAIL") {
+		t.Errorf("checkFrame(empty disk) = %q, want FAIL", got)
+	}
+}
