@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"slices"
 	"strings"
@@ -777,4 +778,27 @@ func TestRealClock(t *testing.T) {
 		t.Errorf("the default clock is %v off the system clock", d)
 	}
 	p.Close()
+}
+
+// TestOtherSizes: on a small, a large and a landscape screen every icon
+// is on the screen and a tap on it opens its app.
+func TestOtherSizes(t *testing.T) {
+	for _, size := range []image.Point{{390, 844}, {600, 1300}, {1290, 2796}, {2556, 1179}} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			t.Parallel()
+			p := newTestPhone(t, Options{Size: size})
+			shot(t, p, fmt.Sprintf("home-%dx%d", size.X, size.Y))
+			for _, a := range catalog() {
+				c, ok := p.IconCenter(a.name)
+				if !ok {
+					t.Fatalf("IconCenter(%q) = %v, not on the screen", a.name, c)
+				}
+				mouseTap(t, p, c)
+				if got := p.Screen(); got != appKey(a) {
+					t.Errorf("tap on %s at %v: Screen() = %q", a.name, c, got)
+				}
+				button(t, p, hid.ConsumerHome)
+			}
+		})
+	}
 }

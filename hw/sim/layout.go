@@ -6,9 +6,11 @@ import (
 )
 
 // Layout constants in iPhone points (the default screen is 393×852 points
-// at 3 pixels per point). Everything scales with the screen's width.
+// at 3 pixels per point). Everything scales so that 393×852 points fit the
+// screen.
 const (
 	pointsWide  = 393.0
+	pointsHigh  = 852.0
 	statusH     = 54.0  // status bar height
 	iconSize    = 62.0  // home-screen icon edge
 	gridTop     = 78.0  // top of the first icon row
@@ -35,7 +37,7 @@ type layout struct {
 }
 
 func newLayout(size image.Point) layout {
-	return layout{size: size, s: float64(size.X) / pointsWide}
+	return layout{size: size, s: min(float64(size.X)/pointsWide, float64(size.Y)/pointsHigh)}
 }
 
 // px converts points to pixels.

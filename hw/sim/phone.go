@@ -40,7 +40,7 @@ type Options struct {
 	// decodes all three, whatever the profile.
 	Profile input.Profile
 	// RelScale is how many pixels one relative-mouse count moves the
-	// pointer; zero means one point (Size.X/393 pixels).
+	// pointer; zero means one point (3 pixels on the default screen).
 	RelScale float64
 	// Logger receives the input driver's reports of failed releases; nil
 	// means slog.Default().
@@ -442,17 +442,19 @@ func (p *Phone) SetSize(size image.Point) error {
 }
 
 // IconCenter returns the centre of the named app's home-screen icon as
-// fractions of the screen (name is matched without regard to case).
+// fractions of the screen (name is matched without regard to case); ok is
+// false for an unknown app or an icon that does not fit on the screen.
 func (p *Phone) IconCenter(name string) (phone.Point, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.ui.lay
 	for i, r := range l.iconRects(p.ui.apps) {
 		if strings.EqualFold(p.ui.apps[i].name, name) {
-			return phone.Point{
+			c := phone.Point{
 				X: float64(r.Min.X+r.Max.X) / 2 / float64(l.size.X),
 				Y: float64(r.Min.Y+r.Max.Y) / 2 / float64(l.size.Y),
-			}, true
+			}
+			return c, c.Valid()
 		}
 	}
 	return phone.Point{}, false
