@@ -3,6 +3,7 @@ package appliance
 import (
 	"context"
 	"image"
+	"net/http"
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance/control"
@@ -49,5 +50,26 @@ func TestControllerAdapter(t *testing.T) {
 	acts, err := c.Recent(ctx, 10)
 	if err != nil || len(acts) != 0 {
 		t.Errorf("Recent on an empty journal = %v, %v", acts, err)
+	}
+}
+
+func TestVerificationURI(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		httpAddr, host, want string
+	}{
+		{"", "openlolo-ab12.local", "https://openlolo-ab12.local/access?r=h%2F1"},
+		{"", "127.0.0.1:8443", "https://127.0.0.1:8443/access?r=h%2F1"},
+		{":80", "openlolo-ab12.local", "http://openlolo-ab12.local/access?r=h%2F1"},
+		{":80", "[fd00::2]:443", "http://[fd00::2]/access?r=h%2F1"},
+		{"127.0.0.1:8080", "127.0.0.1:8443", "http://127.0.0.1:8080/access?r=h%2F1"},
+	}
+	for _, tt := range tests {
+		b := &Box{cfg: Config{HTTPAddr: tt.httpAddr}}
+		r, _ := http.NewRequest("POST", "https://x/oauth/device_authorization", nil)
+		r.Host = tt.host
+		if got := b.verificationURI(r, "h/1"); got != tt.want {
+			t.Errorf("verificationURI(HTTPAddr %q, Host %q) = %q, want %q", tt.httpAddr, tt.host, got, tt.want)
+		}
 	}
 }
