@@ -146,8 +146,24 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 	now := s.now()
 	op = store.Operation{ID: id, ClientID: c.ID, ClientName: c.Name, Tool: call.Tool, Fingerprint: fp,
 		State: store.OpQueued, Created: now, Updated: now}
-	if err := s.st.Update(ctx, func(tx *store.Tx) error { return tx.InsertOperation(op) }); err != nil {
+	var existing store.Operation
+	err = s.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		// Another call with this id may have finished since the lookup.
+		if existing, err = tx.OperationByID(id); err == nil || !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		existing = store.Operation{}
+		return tx.InsertOperation(op)
+	})
+	switch {
+	case err != nil:
 		return refuse(Errorf(CodeInternal, "the journal could not record the operation: %v", err))
+	case existing.ID != "":
+		if existing.ClientID != c.ID || existing.Fingerprint != fp {
+			return conflict()
+		}
+		return replay(existing)
 	}
 	s.opEvent(c, id, call.Tool, store.OpQueued)
 

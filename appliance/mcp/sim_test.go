@@ -35,7 +35,9 @@ type simBox struct {
 	store *store.Store
 }
 
-func newSimBox(t *testing.T) *simBox {
+func newSimBox(t *testing.T) *simBox { return newSimBoxB(t) }
+
+func newSimBoxB(t testing.TB) *simBox {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, t.TempDir())
 	if err != nil {
@@ -67,7 +69,11 @@ func newSimBox(t *testing.T) *simBox {
 
 // token runs the device flow by hand (as seed 003 describes it) and has
 // the owner approve the request: a real access token.
-func (b *simBox) token(t *testing.T, name, scope string) string {
+func (b *simBox) token(t *testing.T, name, scope string) string { return b.tokenFor(t, name, scope) }
+
+func (b *simBox) tokenB(t testing.TB) string { return b.tokenFor(t, "bench", "phone:read phone:control") }
+
+func (b *simBox) tokenFor(t testing.TB, name, scope string) string {
 	hc := b.srv.Client()
 	resp, err := hc.PostForm(b.srv.URL+"/oauth/device_authorization", url.Values{"client_name": {name}, "scope": {scope}})
 	if err != nil {
