@@ -22,7 +22,7 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
 	ctx := r.Context()
 	ap := &accessPage{
-		basePage: basePage{Title: "Access", Nav: "access", CSRF: s.csrf, LoggedIn: true},
+		basePage: basePage{Title: "Access", Nav: "access", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 10},
 		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
 	}
 	pending, err := p.cfg.OAuth.PendingRequests(ctx)

@@ -16,7 +16,7 @@ type activityPage struct {
 
 func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
-	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true}}
+	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 15}}
 	if p.cfg.Control != nil {
 		ap.HasControl = true
 		rows, err := p.cfg.Control.Recent(r.Context(), activityRows)

@@ -2,6 +2,8 @@ package owner
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"embed"
 	"fmt"
 	"html/template"
@@ -29,6 +31,7 @@ type basePage struct {
 	CSRF     string // the form token: the session's, or the pre-session one
 	LoggedIn bool
 	Script   bool // include static/live.js
+	Reload   int  // with Script: reload the page every Reload seconds until the owner touches a form
 }
 
 // page gives the layout access to the embedded basePage.
@@ -116,10 +119,29 @@ func (p *Pages) static() http.Handler {
 	if err != nil {
 		panic(err) // the embed pattern guarantees the directory
 	}
-	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	// Embedded files have no modification time; an ETag of their content
+	// lets browsers revalidate instead of downloading them again.
+	etags := map[string]string{}
+	fs.WalkDir(sub, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, err := fs.ReadFile(sub, name); err == nil {
+				sum := sha256.Sum256(b)
+				etags["/"+name] = `"` + hex.EncodeToString(sum[:8]) + `"`
+			}
+		}
+		return nil
+	})
+	files := http.StripPrefix("/static", http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setHeaders(w)
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
 		w.Header().Set("Cache-Control", "no-cache")
+		if tag, ok := etags[strings.TrimPrefix(r.URL.Path, "/static")]; ok {
+			w.Header().Set("ETag", tag)
+		}
 		files.ServeHTTP(w, r)
 	})
 }

@@ -173,3 +173,31 @@ func TestEveryAnswerHasSecurityHeaders(t *testing.T) {
 		}
 	}
 }
+
+func TestStaticFiles(t *testing.T) {
+	b := newBox(t, boxOpts{})
+	c := ownertest.NewClient(t, b.srv)
+	for _, tt := range []struct{ path, ctype, text string }{
+		{"/static/style.css", "text/css", "--accent"},
+		{"/static/live.js", "javascript", "data-live"},
+	} {
+		res, body := ownertest.Get(t, c, b.url, tt.path)
+		if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Type"), tt.ctype) || !strings.Contains(body, tt.text) {
+			t.Fatalf("GET %s: %d %q", tt.path, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		tag := res.Header.Get("ETag")
+		if tag == "" {
+			t.Fatalf("GET %s: no ETag", tt.path)
+		}
+		req, _ := http.NewRequest(http.MethodGet, b.url+tt.path, nil)
+		req.Header.Set("If-None-Match", tag)
+		if res, _ := ownertest.Do(t, c, req); res.StatusCode != http.StatusNotModified {
+			t.Errorf("GET %s If-None-Match: %d, want 304", tt.path, res.StatusCode)
+		}
+	}
+	for _, p := range []string{"/static/nope.css", "/static/"} {
+		if res, _ := ownertest.Get(t, c, b.url, p); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", p, res.StatusCode)
+		}
+	}
+}
