@@ -3,8 +3,8 @@ package owner
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
