@@ -43,6 +43,26 @@ func TestYUYVToRGBA(t *testing.T) {
 	}
 }
 
+func TestUYVYMatchesYUYV(t *testing.T) {
+	t.Parallel()
+	yuyv := []byte{81, 90, 145, 240, 41, 240, 235, 110, 126, 128, 0, 0}
+	var uyvy []byte
+	for i := 0; i+4 <= len(yuyv); i += 4 {
+		uyvy = append(uyvy, yuyv[i+1], yuyv[i], yuyv[i+3], yuyv[i+2])
+	}
+	a, err := Decode(&Frame{Format: Format{Pixel: YUYV, Width: 6, Height: 1}, Data: yuyv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode(&Frame{Format: Format{Pixel: UYVY, Width: 6, Height: 1}, Data: uyvy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.(*image.RGBA).Pix, b.(*image.RGBA).Pix) {
+		t.Errorf("UYVY decodes to %v, YUYV of the same pixels to %v", b.(*image.RGBA).Pix, a.(*image.RGBA).Pix)
+	}
+}
+
 func near(a, b color.RGBA) bool {
 	d := func(x, y uint8) bool { return int(x)-int(y) <= 2 && int(y)-int(x) <= 2 }
 	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B) && a.A == b.A
@@ -66,6 +86,7 @@ func TestDecode(t *testing.T) {
 		{"yuyv", Frame{Format: Format{Pixel: YUYV, Width: 4, Height: 2, Stride: 8}, Data: make([]byte, 16)}, "", image.Pt(4, 2)},
 		{"yuyv short", Frame{Format: Format{Pixel: YUYV, Width: 4, Height: 2}, Data: make([]byte, 10)}, "has 10 bytes", image.Point{}},
 		{"bad jpeg", Frame{Format: Format{Pixel: MJPEG}, Data: []byte("nope")}, "decode MJPEG", image.Point{}},
+		{"uyvy", Frame{Format: Format{Pixel: UYVY, Width: 4, Height: 2}, Data: make([]byte, 16)}, "", image.Pt(4, 2)},
 		{"other format", Frame{Format: Format{Pixel: FourCC('N' | 'V'<<8 | '1'<<16 | '2'<<24)}}, "pixel format NV12", image.Point{}},
 	}
 	for _, tt := range tests {
@@ -176,7 +197,8 @@ func TestChooseFormat(t *testing.T) {
 	}{
 		{[]FourCC{YUYV, MJPEG}, MJPEG, ""},
 		{[]FourCC{nv12, YUYV}, YUYV, ""},
-		{[]FourCC{nv12}, 0, "offers [NV12] but the box reads only MJPG or YUYV"},
+		{[]FourCC{nv12, UYVY}, UYVY, ""},
+		{[]FourCC{nv12}, 0, "offers [NV12] but the box reads only MJPG, YUYV or UYVY"},
 		{nil, 0, "no capture formats"},
 	}
 	for _, tt := range tests {

@@ -2,11 +2,11 @@
 // HDMI-to-USB UVC dongle or a CSI HDMI bridge) with golang.org/x/sys/unix
 // ioctls and no cgo.
 //
-// [Open] negotiates a format (MJPEG preferred, YUYV as the fallback, else
-// an error naming what the device offers), maps 4 buffers and starts a
+// [Open] negotiates a format (MJPEG preferred, then YUYV, then UYVY as CSI
+// HDMI bridges deliver it, else an error naming what the device offers), maps 4 buffers and starts a
 // reader goroutine that keeps only the newest frame. [Device.Latest]
 // returns that frame; [Decode] turns its bytes into an image (MJPEG with
-// image/jpeg, YUYV converted by hand). [ContentRect] finds the phone's
+// image/jpeg, YUYV and UYVY converted by hand). [ContentRect] finds the phone's
 // picture inside the capture (black letterbox bars removed) and
 // [Tracker] gives it a geometry epoch that changes when the picture's
 // shape does (rotation, resolution).

@@ -16,16 +16,20 @@ func Decode(f *Frame) (image.Image, error) {
 			return nil, fmt.Errorf("capture: decode MJPEG frame %d: %w", f.Seq, err)
 		}
 		return img, nil
-	case YUYV:
+	case YUYV, UYVY:
 		w, h, stride := f.Format.Width, f.Format.Height, f.Format.Stride
 		if stride < w*2 {
 			stride = w * 2
 		}
 		if w <= 0 || h <= 0 || len(f.Data) < stride*(h-1)+w*2 {
-			return nil, fmt.Errorf("capture: YUYV frame %d has %d bytes, want %d for %dx%d", f.Seq, len(f.Data), stride*h, w, h)
+			return nil, fmt.Errorf("capture: %s frame %d has %d bytes, want %d for %dx%d", f.Format.Pixel, f.Seq, len(f.Data), stride*h, w, h)
 		}
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		YUYVToRGBA(dst, f.Data, stride)
+		if f.Format.Pixel == UYVY {
+			packed422ToRGBA(dst, f.Data, stride, 1, 0, 3, 2)
+		} else {
+			YUYVToRGBA(dst, f.Data, stride)
+		}
 		return dst, nil
 	}
 	return nil, fmt.Errorf("capture: frame %d has pixel format %s, which the box cannot decode", f.Seq, f.Format.Pixel)
@@ -35,13 +39,19 @@ func Decode(f *Frame) (image.Image, error) {
 // capture devices send it) into dst, which sets the size. src holds rows
 // of stride bytes.
 func YUYVToRGBA(dst *image.RGBA, src []byte, stride int) {
+	packed422ToRGBA(dst, src, stride, 0, 1, 2, 3)
+}
+
+// packed422ToRGBA converts a packed 4:2:2 frame whose 4-byte groups hold
+// Y0, U, Y1, V at the given offsets (YUYV: 0,1,2,3; UYVY: 1,0,3,2).
+func packed422ToRGBA(dst *image.RGBA, src []byte, stride, oy0, ou, oy1, ov int) {
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
 	for y := 0; y < h; y++ {
 		in := src[y*stride : y*stride+w*2]
 		out := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
 		for x := 0; x+1 < w; x += 2 {
-			i := x * 2
-			y0, u, y1, v := int32(in[i])-16, int32(in[i+1])-128, int32(in[i+2])-16, int32(in[i+3])-128
+			g := in[x*2 : x*2+4 : x*2+4]
+			y0, u, y1, v := int32(g[oy0])-16, int32(g[ou])-128, int32(g[oy1])-16, int32(g[ov])-128
 			rd := 409*v + 128
 			gd := -100*u - 208*v + 128
 			bd := 516*u + 128
@@ -50,13 +60,13 @@ func YUYVToRGBA(dst *image.RGBA, src []byte, stride int) {
 			o[0], o[1], o[2], o[3] = clamp((c0+rd)>>8), clamp((c0+gd)>>8), clamp((c0+bd)>>8), 0xff
 			o[4], o[5], o[6], o[7] = clamp((c1+rd)>>8), clamp((c1+gd)>>8), clamp((c1+bd)>>8), 0xff
 		}
-		if w%2 == 1 { // odd width: the last pixel has its own pair
+		if w%2 == 1 { // odd width: the last pixel has half a group
 			x := w - 1
-			i := x * 2
-			c := 298 * (int32(in[i]) - 16)
-			u, v := int32(in[i+1])-128, int32(0)
+			g := in[x*2 : x*2+2 : x*2+2]
+			c := 298 * (int32(g[oy0%2]) - 16)
+			u := int32(g[ou%2]) - 128
 			o := out[x*4 : x*4+4]
-			o[0], o[1], o[2], o[3] = clamp((c+409*v+128)>>8), clamp((c-100*u-208*v+128)>>8), clamp((c+516*u+128)>>8), 0xff
+			o[0], o[1], o[2], o[3] = clamp((c+128)>>8), clamp((c-100*u+128)>>8), clamp((c+516*u+128)>>8), 0xff
 		}
 	}
 }

@@ -41,6 +41,8 @@ type FourCC uint32
 const (
 	MJPEG FourCC = 'M' | 'J'<<8 | 'P'<<16 | 'G'<<24
 	YUYV  FourCC = 'Y' | 'U'<<8 | 'Y'<<16 | 'V'<<24
+	// UYVY is what CSI HDMI bridges (TC358743) usually deliver.
+	UYVY FourCC = 'U' | 'Y'<<8 | 'V'<<16 | 'Y'<<24
 )
 
 // String returns the four characters.
@@ -137,9 +139,10 @@ func enumSizes(fd int, f FourCC) (sizes []size, ranged bool) {
 	return sizes, false
 }
 
-// chooseFormat picks MJPEG, else YUYV; the error names what is offered.
+// chooseFormat picks MJPEG, else YUYV, else UYVY; the error names what
+// is offered.
 func chooseFormat(offered []FourCC) (FourCC, error) {
-	for _, want := range []FourCC{MJPEG, YUYV} {
+	for _, want := range []FourCC{MJPEG, YUYV, UYVY} {
 		for _, f := range offered {
 			if f == want {
 				return f, nil
@@ -153,7 +156,7 @@ func chooseFormat(offered []FourCC) (FourCC, error) {
 	if len(names) == 0 {
 		return 0, fmt.Errorf("the device offers no capture formats")
 	}
-	return 0, fmt.Errorf("the device offers %v but the box reads only MJPG or YUYV", names)
+	return 0, fmt.Errorf("the device offers %v but the box reads only MJPG, YUYV or UYVY", names)
 }
 
 // chooseSize picks want when offered, else the largest size not above
@@ -206,7 +209,7 @@ func setFormat(fd int, f FourCC, s size) (Format, error) {
 	if got.Pixel != f {
 		return got, fmt.Errorf("S_FMT: asked for %s, the driver chose %s", f, got.Pixel)
 	}
-	if got.Stride == 0 && f == YUYV {
+	if got.Stride == 0 && f != MJPEG {
 		got.Stride = got.Width * 2
 	}
 	return got, nil
