@@ -18,7 +18,8 @@ type fakeControl struct {
 	nPause   int
 	holder   string
 	recent   []owner.Activity
-	failNext error
+	failNext  error
+	recentErr error
 }
 
 var _ owner.Controller = (*fakeControl)(nil)
@@ -58,6 +59,9 @@ func (f *fakeControl) Lease() owner.LeaseView {
 func (f *fakeControl) Recent(ctx context.Context, n int) ([]owner.Activity, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.recentErr != nil {
+		return nil, f.recentErr
+	}
 	if len(f.recent) > n {
 		return f.recent[:n], nil
 	}

@@ -170,3 +170,14 @@ func TestResetPassphraseEndsSessions(t *testing.T) {
 		t.Fatalf("session survived a passphrase reset: %v", err)
 	}
 }
+
+func TestSetupCodeFileUnwritable(t *testing.T) {
+	st := newStore(t)
+	p, err := New(Config{Store: st, OAuth: newOAuth(t, st), SetupCodeFile: filepath.Join(t.TempDir(), "missing-dir", "code.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.SetupCode(context.Background()); err == nil || !strings.Contains(err.Error(), "setup code file") {
+		t.Fatalf("SetupCode() with an unwritable file = %v, want an error naming the file", err)
+	}
+}
