@@ -13,11 +13,11 @@ import (
 // (the appliance's adapter over control.Service implements the same
 // interface).
 type fakeControl struct {
-	mu       sync.Mutex
-	paused   bool
-	nPause   int
-	holder   string
-	recent   []owner.Activity
+	mu        sync.Mutex
+	paused    bool
+	nPause    int
+	holder    string
+	recent    []owner.Activity
 	failNext  error
 	recentErr error
 }
