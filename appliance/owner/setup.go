@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/openlolo/openlolo/appliance/store"
@@ -51,6 +52,9 @@ func (p *Pages) SetupCode(ctx context.Context) (code string, claimed bool, err e
 		return "", true, nil
 	}
 	if p.cfg.SetupCodeFile != "" {
+		if err := os.MkdirAll(filepath.Dir(p.cfg.SetupCodeFile), 0o700); err != nil {
+			return "", false, fmt.Errorf("owner: write setup code file: %w", err)
+		}
 		if err := os.WriteFile(p.cfg.SetupCodeFile, []byte(code+"\n"), 0o600); err != nil {
 			return "", false, fmt.Errorf("owner: write setup code file: %w", err)
 		}

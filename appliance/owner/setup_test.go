@@ -51,7 +51,7 @@ func TestNewNeedsStoreAndOAuth(t *testing.T) {
 func TestSetupCodePersistsUntilClaim(t *testing.T) {
 	ctx := context.Background()
 	st := newStore(t)
-	file := filepath.Join(t.TempDir(), "setup-code.txt")
+	file := filepath.Join(t.TempDir(), "openlolo", "setup-code.txt") // the directory is made
 	p, err := New(Config{Store: st, OAuth: newOAuth(t, st), SetupCodeFile: file})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,13 @@ func TestResetPassphraseEndsSessions(t *testing.T) {
 
 func TestSetupCodeFileUnwritable(t *testing.T) {
 	st := newStore(t)
-	p, err := New(Config{Store: st, OAuth: newOAuth(t, st), SetupCodeFile: filepath.Join(t.TempDir(), "missing-dir", "code.txt")})
+	// The parent "directory" is a regular file, so neither MkdirAll nor
+	// the write can succeed.
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Config{Store: st, OAuth: newOAuth(t, st), SetupCodeFile: filepath.Join(notDir, "code.txt")})
 	if err != nil {
 		t.Fatal(err)
 	}
