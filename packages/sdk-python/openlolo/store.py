@@ -207,7 +207,9 @@ class TokenStore:
                     "openlolo: token store %s has format %d, this client knows %d; update openlolo"
                     % (self.path, version, STORE_VERSION)
                 )
-            boxes = doc.get("boxes") or {}
+            boxes = doc.get("boxes")
+            if boxes is None:
+                boxes = {}
             if not isinstance(boxes, dict):
                 raise ValueError("boxes is not an object")
             return {url: BoxEntry.from_json(url, raw) for url, raw in boxes.items()}
