@@ -343,7 +343,10 @@ func TestQueueFullAndCancel(t *testing.T) {
 	ref := &control.FrameRef{ID: shot.ID, Epoch: shot.Epoch}
 	running := make(chan control.Answer, 1)
 	go func() { running <- e.svc.Do(ctx, touchCall(alice, e.ph, ref, 3*time.Second)) }()
-	waitFor(t, func() bool { ops, _ := e.svc.Recent(ctx, 1); return len(ops) == 1 && ops[0].State == store.OpDispatched })
+	waitFor(t, func() bool {
+		ops, _ := e.svc.Recent(ctx, 1)
+		return len(ops) == 1 && ops[0].State == store.OpDispatched
+	})
 	ids := []string{"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"}
 	queued := make(chan control.Answer, 2)
 	for i, id := range ids {
@@ -481,5 +484,25 @@ func TestFrameEventsCoalesced(t *testing.T) {
 	}
 	if last := res.Events[len(res.Events)-1]["seq"]; last != float64(11) {
 		t.Fatalf("last frame event seq %v, want 11 (the newest)", last)
+	}
+}
+
+func TestAccessExpiringOnce(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	c := alice
+	c.GrantExpires = e.clock.Now().Add(10 * time.Minute)
+	start, _ := e.svc.Watch(ctx, c, control.WatchRequest{})
+	res, err := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: []string{"access"}})
+	if err != nil || len(res.Events) != 1 || res.Events[0]["event"] != "expiring" {
+		t.Fatalf("first watch %+v, %v", res, err)
+	}
+	again, _ := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: []string{"access"}})
+	if len(again.Events) != 0 {
+		t.Fatalf("expiring told twice: %v", again.Events)
+	}
+	other, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: start.Cursor, Kinds: []string{"access"}})
+	if len(other.Events) != 0 {
+		t.Fatalf("bob saw alice's access event: %v", other.Events)
 	}
 }

@@ -1,10 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"image"
-	"image/jpeg"
-	"bytes"
+	_ "image/jpeg"
+	_ "image/png"
 	"testing"
 
 	"github.com/openlolo/openlolo/hw/phone"
@@ -56,7 +57,6 @@ func TestEncodeScalesAndCaches(t *testing.T) {
 	if e, _ := c.encode(src, "jpeg", 4096); string(e.data) != "source jpeg" {
 		t.Fatal("native-size JPEG was re-encoded")
 	}
-	_ = jpeg.DefaultQuality
 }
 
 // BenchmarkEncode1536JPEG: a new 1179×2556 sim frame scaled to 1536 and

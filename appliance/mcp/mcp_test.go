@@ -39,6 +39,7 @@ type box struct {
 	ctl     *control.Service
 	ph      phone.Phone
 	clock   *controltest.Clock
+	st      *store.Store
 	mu      sync.Mutex
 	callers map[string]*oauth.Caller
 }
@@ -69,7 +70,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &box{ctl: ctl, ph: o.phone, clock: o.clock, callers: map[string]*oauth.Caller{}}
+	b := &box{ctl: ctl, ph: o.phone, clock: o.clock, st: st, callers: map[string]*oauth.Caller{}}
 	if tt, ok := t.(*testing.T); ok {
 		b.t = tt
 	}
@@ -96,6 +97,8 @@ func (b *box) auth(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(oauth.ContextWithCaller(r.Context(), c)))
 	})
 }
+
+func (b *box) closeStore() { b.st.Close() }
 
 func (b *box) addCaller(name string, scopes []string) {
 	b.mu.Lock()

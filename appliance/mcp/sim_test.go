@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"image"
 	"image/draw"
-	"log/slog"
 	_ "image/png"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -71,7 +71,9 @@ func newSimBoxB(t testing.TB) *simBox {
 // the owner approve the request: a real access token.
 func (b *simBox) token(t *testing.T, name, scope string) string { return b.tokenFor(t, name, scope) }
 
-func (b *simBox) tokenB(t testing.TB) string { return b.tokenFor(t, "bench", "phone:read phone:control") }
+func (b *simBox) tokenB(t testing.TB) string {
+	return b.tokenFor(t, "bench", "phone:read phone:control")
+}
 
 func (b *simBox) tokenFor(t testing.TB, name, scope string) string {
 	hc := b.srv.Client()

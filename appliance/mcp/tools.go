@@ -106,7 +106,9 @@ func catalog() []*tool {
 			desc:   "Stops all input at once, for any client: queued inputs are cancelled, a running one is interrupted (OUTCOME_UNKNOWN), every key and touch is released, and input stays blocked until the control holder resumes (openlolo_control command=resume). Never rate-limited. Use it when anything looks wrong.",
 			input:  object(nil, schema{"operation_id": opProp()}),
 			output: output(true, schema{"paused": schema{"type": "boolean"}}),
-			run:    (*Handler).pause, say: func(control.Answer) string { return "Input is paused; the control holder resumes it with openlolo_control command=resume." }},
+			run:    (*Handler).pause, say: func(control.Answer) string {
+				return "Input is paused; the control holder resumes it with openlolo_control command=resume."
+			}},
 
 		{name: "openlolo_tap", title: "Tap", scope: c, mutating: true, ann: inputAnn("Tap"),
 			desc:   "Taps the screen at (x, y)." + frameDoc + auto + errsDoc,
@@ -159,7 +161,9 @@ func catalog() []*tool {
 			desc:   "Stops one of YOUR queued or running operations (target = its operation_id). A queued one is cancelled before it reaches the phone; a running one ends OUTCOME_UNKNOWN. OPERATION_NOT_FOUND: no such operation of yours.",
 			input:  object([]string{"target"}, schema{"target": uuidProp("The operation_id to stop."), "operation_id": opProp()}),
 			output: output(true, schema{"target": schema{"type": "string"}, "was": schema{"type": "string"}, "stopped": schema{"type": "boolean"}}),
-			run:    (*Handler).cancel, say: func(a control.Answer) string { return "Cancel requested; openlolo_operation_status shows the target's final state." }},
+			run:    (*Handler).cancel, say: func(a control.Answer) string {
+				return "Cancel requested; openlolo_operation_status shows the target's final state."
+			}},
 	}
 }
 

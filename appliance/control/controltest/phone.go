@@ -27,7 +27,17 @@ type Phone struct {
 	subs     []chan phone.Event
 	apps     []phone.App
 	now      func() time.Time
+	failIn   error // returned by inputs while set
+	failShot error // returned by Screenshot while set
 }
+
+// FailInputs makes every input return err (nil: work again).
+func (p *Phone) FailInputs(err error) { p.mu.Lock(); p.failIn = err; p.mu.Unlock() }
+
+// FailScreenshots makes Screenshot return err (nil: work again).
+func (p *Phone) FailScreenshots(err error) { p.mu.Lock(); p.failShot = err; p.mu.Unlock() }
+
+func (p *Phone) inputErr() error { p.mu.Lock(); defer p.mu.Unlock(); return p.failIn }
 
 var _ phone.Phone = (*Phone)(nil)
 
@@ -81,6 +91,9 @@ func (p *Phone) stateLocked() phone.State {
 func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.failShot != nil {
+		return nil, p.failShot
+	}
 	img := image.NewRGBA(image.Rectangle{Max: p.size})
 	c := color.RGBA{R: uint8(p.seq * 40), G: uint8(p.seq * 7), B: 200, A: 255}
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -105,6 +118,9 @@ func (p *Phone) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error
 	if err := g.Validate(); err != nil {
 		return phone.Report{}, fmt.Errorf("fake: %w: %v", phone.ErrInputFailed, err)
 	}
+	if err := p.inputErr(); err != nil {
+		return phone.Report{}, err
+	}
 	t := time.NewTimer(g.Duration())
 	defer t.Stop()
 	select {
@@ -117,6 +133,9 @@ func (p *Phone) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error
 
 // Type implements phone.Phone.
 func (p *Phone) Type(ctx context.Context, text string) (phone.Report, error) {
+	if err := p.inputErr(); err != nil {
+		return phone.Report{}, err
+	}
 	for _, r := range text {
 		if r < 0x20 || r > 0x7e {
 			return phone.Report{}, fmt.Errorf("fake: %w: %q", phone.ErrUnsupportedText, r)
@@ -130,11 +149,17 @@ func (p *Phone) Type(ctx context.Context, text string) (phone.Report, error) {
 
 // Key implements phone.Phone.
 func (p *Phone) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
+	if err := p.inputErr(); err != nil {
+		return phone.Report{}, err
+	}
 	return p.delivered(2), nil
 }
 
 // Press implements phone.Phone.
 func (p *Phone) Press(ctx context.Context, b phone.Button) (phone.Report, error) {
+	if err := p.inputErr(); err != nil {
+		return phone.Report{}, err
+	}
 	if !p.Info().HasButton(b) {
 		return phone.Report{}, fmt.Errorf("fake: %w: %s", phone.ErrUnsupportedButton, b)
 	}
