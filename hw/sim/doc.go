@@ -22,16 +22,31 @@
 // the home screen; the power button shows a black screen until the next
 // input; the volume buttons show a volume HUD.
 //
+// # Pointer
+//
+// With the iOS absolute mouse (the default profile) a press of the left
+// button is a touch at the pointer, movement with the button held is a
+// drag, and the release lifts the finger; the Android digitizer's Tip
+// Switch and the relative mouse work the same way, since the host decodes
+// whatever the descriptors declare. A tap is a contact released within
+// 300 ms that moved less than 10 points; a longer or farther contact is a
+// swipe.
+//
 // # Determinism
 //
-// Under a fixed clock ([FixedClock]) the same inputs give byte-identical
+// Under a fixed clock ([FixedClock]: the status bar always shows the same
+// minute and the driver never waits) the same inputs give byte-identical
 // frames. A frame's Seq increases only when the picture changes (a screen
-// change, typed text, a scroll, the status bar's minute).
+// change, typed text, a scroll, the status bar's minute); the geometry
+// epoch changes only with [Phone.SetSize].
 //
 // # Layout for tests
 //
 // Tests find things without hard-coded pixels: [Phone.IconCenter] gives an
 // app icon's centre as screen fractions, [Phone.Screen] names the screen
-// shown, [Phone.NoteText] returns the note, and [Phone.ReportCount] counts
-// the HID reports the host decoded per function.
+// shown, [Phone.NoteText], [Phone.Query], [Phone.URL] and
+// [Phone.SettingsScroll] read the apps' state, and [Phone.ReportCount]
+// counts the HID reports the host decoded per function, so a test can
+// prove the phone saw an input once. The tests' -sim.png DIR flag saves
+// the frames they look at.
 package sim
