@@ -309,6 +309,12 @@ func TestStatelessNoInitialize(t *testing.T) {
 			t.Errorf("protocol %s: %d %s", v, resp.StatusCode, body)
 		}
 	}
+	// 2026-07-28 (SEP-2575): per-request _meta and the standard headers.
+	resp, body = b.post(t, "curl", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"openlolo_status","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"curl","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "openlolo_status"})
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"ok"`) {
+		t.Errorf("protocol 2026-07-28: %d %s", resp.StatusCode, body)
+	}
 	// With _meta structured the text block is the JSON itself.
 	_, body = b.post(t, "curl", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"openlolo_status","arguments":{},"_meta":{"openlolo.mcp":{"structured":true}}}}`, nil)
 	json.Unmarshal(body, &rpc)
