@@ -14,7 +14,9 @@
 // approved clients to revoke), Activity (recent operations), Connect (how
 // to pair a script or an agent) and the OAuth consent page for the browser
 // flow. They are html/template pages parsed once at start and work without
-// JavaScript; a small external script only refreshes the screenshot.
+// JavaScript; a small external script (static/live.js) refreshes the
+// screenshot every 2 s and reloads Access and Activity until the owner
+// touches a form.
 // Every answer carries a Content-Security-Policy without inline script,
 // nosniff, Referrer-Policy same-origin and frame-ancestors 'none'.
 package owner

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html/template"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,10 @@ type Pages struct {
 	tmpl   map[string]*template.Template
 
 	isClaimed atomic.Bool // true once the box has an owner (it never loses it)
+
+	screenMu   sync.Mutex // guards the last encoded screenshot
+	screenSeq  uint64     // its frame's Seq
+	screenJPEG []byte     // nil until the first one
 }
 
 // New checks cfg and returns the box page.

@@ -64,7 +64,7 @@ func (p *Pages) screen(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The box could not take a screenshot: "+err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	b, err := pageJPEG(f)
+	b, err := p.screenFor(f)
 	if err != nil {
 		p.log.Warn("owner: encode screenshot", "err", err)
 		http.Error(w, "The box could not encode the screenshot.", http.StatusInternalServerError)
@@ -73,6 +73,22 @@ func (p *Pages) screen(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "image/jpeg")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.Write(b)
+}
+
+// screenFor returns the page JPEG of f, encoding it only when the phone
+// showed a new picture since the last one (frames with one Seq are equal).
+func (p *Pages) screenFor(f *phone.Frame) ([]byte, error) {
+	p.screenMu.Lock()
+	defer p.screenMu.Unlock()
+	if p.screenJPEG != nil && f.Seq == p.screenSeq {
+		return p.screenJPEG, nil
+	}
+	b, err := pageJPEG(f)
+	if err != nil {
+		return nil, err
+	}
+	p.screenSeq, p.screenJPEG = f.Seq, b
+	return b, nil
 }
 
 // pageJPEG scales the frame to screenWidth and encodes it.

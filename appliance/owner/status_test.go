@@ -12,6 +12,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
 )
 
@@ -49,6 +50,17 @@ func TestStatusPage(t *testing.T) {
 	native := ph.Info().Native
 	if cfg.Width != 480 || cfg.Height != native.Y*480/native.X {
 		t.Errorf("screen.jpg is %dx%d, want 480 wide with the phone's aspect (%v)", cfg.Width, cfg.Height, native)
+	}
+	// The same picture comes back while the phone shows it; a new one after
+	// the screen changed.
+	if _, again := ownertest.Get(t, c, b.url, "/status/screen.jpg"); again != img {
+		t.Error("screen.jpg changed although the phone's screen did not")
+	}
+	if _, err := ph.Press(t.Context(), phone.Lock); err != nil {
+		t.Fatal(err)
+	}
+	if _, locked := ownertest.Get(t, c, b.url, "/status/screen.jpg"); locked == img {
+		t.Error("screen.jpg did not change after the phone was locked")
 	}
 	// Without a session: refused, not redirected to a page.
 	anon := ownertest.NewClient(t, b.srv)
