@@ -1,0 +1,195 @@
+"""openlolo-sdk pair|call|fingerprint: output and exit statuses."""
+
+import io
+import json
+import os
+import shutil
+import sys
+import unittest
+from typing import List, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import fakebox  # noqa: E402
+from openlolo import cli  # noqa: E402
+from openlolo.pin import fingerprint_colon, fingerprint_hex, spki_pin  # noqa: E402
+
+
+class _TTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def run(argv: List[str], stdin: io.StringIO = None) -> Tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(argv, out, err, stdin or io.StringIO())
+    return code, out.getvalue(), err.getvalue()
+
+
+class CLITest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.dir = fakebox.new_tempdir()
+        cls.cert, cls.key = fakebox.make_cert(cls.dir, "openlolo-ab12")
+        cls.der = fakebox.cert_der(cls.cert)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def setUp(self) -> None:
+        self.srv = fakebox.Running(self.cert, self.key)
+        self.fb = self.srv.fb
+        self.fb.pending_polls = 0
+        self.tmp = fakebox.new_tempdir()
+        self.store = os.path.join(self.tmp, "boxes.json")
+
+    def tearDown(self) -> None:
+        self.srv.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def pair(self) -> None:
+        import openlolo.client as client
+
+        orig = client.time.sleep
+        client.time.sleep = lambda s: None  # the fake box approves at once
+        try:
+            code, out, err = run(["pair", "--yes", "--name", "ci", "--store", self.store, self.srv.url])
+        finally:
+            client.time.sleep = orig
+        self.assertEqual(code, 0, err)
+        self.assertIn("Approve 'ci' on the box page (Access). Code BCDF-GHJK.", out)
+        self.assertIn("Fingerprint:  " + fingerprint_hex(self.der), out)
+
+    def test_pair_needs_pin_or_yes_without_terminal(self) -> None:
+        code, out, err = run(["pair", "--store", self.store, self.srv.url])
+        self.assertEqual(code, 2)
+        self.assertIn("--yes or --pin", err)
+
+    def test_pair_asks_on_terminal(self) -> None:
+        code, out, err = run(["pair", "--store", self.store, self.srv.url], _TTY("n\n"))
+        self.assertEqual(code, 1)
+        self.assertIn("[y/N]", out)
+        self.assertIn("not confirmed", err)
+
+    def test_pair_pin_mismatch_exit_3(self) -> None:
+        code, out, err = run(["pair", "--pin", "ab" * 32, "--store", self.store, self.srv.url])
+        self.assertEqual(code, 3)
+        self.assertIn("certificate pin mismatch", err)
+        self.assertEqual(self.fb.requests, [])
+
+    def test_usage_errors(self) -> None:
+        cases = [
+            [],
+            ["frobnicate"],
+            ["pair"],
+            ["pair", "--pin", "nope", self.srv.url],
+            ["pair", "http://plain.local"],
+            ["call", "box.local"],
+            ["fingerprint"],
+            ["fingerprint", "--state", self.tmp, self.srv.url],
+            ["fingerprint", "ftp://x"],
+        ]
+        for argv in cases:
+            with self.subTest(argv=argv):
+                code, _, err = run(argv)
+                self.assertEqual(code, 2, err)
+                self.assertTrue(err.strip())
+
+    def test_call_types_arguments_by_schema(self) -> None:
+        self.pair()
+        code, out, err = run(["call", "--store", self.store, self.srv.url, "key", "key=a", "modifiers=cmd,shift"])
+        self.assertEqual(code, 0, err)
+        sent = self.fb.mcp_calls[-1]["params"]
+        self.assertEqual(sent["name"], "openlolo_key")
+        self.assertEqual(sent["arguments"]["modifiers"], ["cmd", "shift"])
+        self.assertEqual(json.loads(out)["status"], "ok")
+
+    def test_call_screenshot_then_tap(self) -> None:
+        self.pair()
+        img = os.path.join(self.tmp, "shot.png")
+        code, out, err = run(["call", "--store", self.store, "--out", img, self.srv.url, "openlolo_screenshot", "max_size=256"])
+        self.assertEqual(code, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["image_file"], img)
+        with open(img, "rb") as f:
+            self.assertEqual(f.read(), fakebox.PNG_1x1)
+        self.assertEqual(self.fb.mcp_calls[-1]["params"]["arguments"], {"max_size": 256})
+        code, out, err = run(["call", "--store", self.store, self.srv.url, "openlolo_tap",
+                              "frame_id=" + doc["frame_id"], "geometry_epoch=" + doc["geometry_epoch"], "x=0.5", "y=0.25", "observe=false"])
+        self.assertEqual(code, 0, err)
+        args = self.fb.mcp_calls[-1]["params"]["arguments"]
+        self.assertEqual((args["geometry_epoch"], args["x"], args["y"], args["observe"]), ("7", 0.5, 0.25, False))
+
+    def test_call_default_image_file(self) -> None:
+        self.pair()
+        code, out, err = run(["call", "--store", self.store, self.srv.url, "screenshot"])
+        self.assertEqual(code, 0, err)
+        path = json.loads(out)["image_file"]
+        self.addCleanup(os.remove, path)
+        self.assertIn(path, err)
+        self.assertTrue(os.path.basename(path).startswith("openlolo-"))
+
+    def test_call_refused_exit_1(self) -> None:
+        self.pair()
+        code, out, err = run(["call", "--store", self.store, self.srv.url, "openlolo_tap",
+                              "frame_id=f-0", "geometry_epoch=7", "x=0.5", "y=0.5"])
+        self.assertEqual(code, 1)
+        self.assertIn("FRAME_EXPIRED", err)
+        self.assertEqual(json.loads(out)["error"]["code"], "FRAME_EXPIRED")
+
+    def test_call_bad_arguments_exit_2(self) -> None:
+        self.pair()
+        cases = [
+            (["openlolo_tap", "x=left"], "want number"),
+            (["openlolo_tap", "bogus=1"], "has no argument 'bogus'"),
+            (["openlolo_tap", "x"], "not key=value"),
+            (["openlolo_tap", "observe=maybe"], "want boolean"),
+            (["no_such_tool"], "offers no tool 'openlolo_no_such_tool'"),
+        ]
+        for extra, msg in cases:
+            with self.subTest(extra=extra):
+                code, _, err = run(["call", "--store", self.store, self.srv.url] + extra)
+                self.assertEqual(code, 2, err)
+                self.assertIn(msg, err)
+
+    def test_call_unpaired_and_revoked_exit_3(self) -> None:
+        code, _, err = run(["call", "--store", self.store, self.srv.url, "status"])
+        self.assertEqual(code, 3)
+        self.assertIn("not paired", err)
+        self.pair()
+        self.fb.revoke_all()
+        code, _, err = run(["call", "--store", self.store, self.srv.url, "status"])
+        self.assertEqual(code, 3)
+        self.assertIn("pair again", err)
+
+    def test_fingerprint_of_box_and_state(self) -> None:
+        code, out, err = run(["fingerprint", self.srv.url])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out.splitlines()[:3], [
+            "Fingerprint:  " + fingerprint_hex(self.der),
+            "Colon form:   " + fingerprint_colon(self.der),
+            "SPKI pin:     " + spki_pin(self.der),
+        ])
+        self.assertIn("Names:        openlolo-ab12.local openlolo-ab12 localhost 127.0.0.1 ::1", out)
+        self.assertIn("Trust them only if they match", err)
+        state = os.path.join(self.tmp, "state")
+        os.mkdir(state)
+        code, _, err = run(["fingerprint", "--state", state])
+        self.assertEqual(code, 1)
+        self.assertIn("start the box once", err)
+        shutil.copy(self.cert, os.path.join(state, "lan-cert.pem"))
+        code, out2, err = run(["fingerprint", "--state", state])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out2, out)
+
+    def test_fingerprint_unreachable_exit_3(self) -> None:
+        self.srv.close()
+        code, _, err = run(["fingerprint", self.srv.url])
+        self.assertEqual(code, 3)
+        self.assertIn("reach", err)
+        self.srv = fakebox.Running(self.cert, self.key)
+
+
+if __name__ == "__main__":
+    unittest.main()
