@@ -51,6 +51,9 @@ type Config struct {
 	// SetupCodeFile, when set, also receives the owner setup code until
 	// the box is claimed (the SD image's boot partition).
 	SetupCodeFile string
+	// MDNS advertises the LAN entry over mDNS (_openlolo._tcp,
+	// _https._tcp and <name>.local) while the box runs.
+	MDNS bool
 	// CPUInfo is the path of the board's cpuinfo, for the default name;
 	// "" means /proc/cpuinfo.
 	CPUInfo string
@@ -402,6 +405,8 @@ func (b *Box) Run(ctx context.Context) error {
 		go func() { errc <- s.Serve() }()
 	}
 	b.log.Info("box is up", "name", b.name, "url", b.LANURL(), "lan", b.lan.Addr().String(), "http", b.cfg.HTTPAddr, "version", b.cfg.Version)
+	stopMDNS := b.advertise(ctx)
+	defer stopMDNS()
 
 	var runErr error
 	running := len(servers)
@@ -415,6 +420,7 @@ func (b *Box) Run(ctx context.Context) error {
 		}
 		b.log.Error("entry failed", "err", runErr)
 	}
+	stopMDNS() // withdraw before the entries stop answering
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.ShutdownTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -436,6 +442,31 @@ func (b *Box) Run(ctx context.Context) error {
 	}
 	b.log.Info("stopped")
 	return runErr
+}
+
+// advertise announces the LAN entry over mDNS when Config.MDNS is set;
+// the returned func withdraws the announcement and waits for the goodbye.
+func (b *Box) advertise(ctx context.Context) (stop func()) {
+	if !b.cfg.MDNS {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := entry.AdvertiseMDNS(ctx, entry.MDNSConfig{
+			Name:        b.name,
+			Port:        b.lan.Addr().(*net.TCPAddr).Port,
+			Version:     b.cfg.Version,
+			Fingerprint: b.cert.Fingerprint(),
+			Pin:         b.cert.SPKIPin(),
+			Logger:      b.log.With("entry", "mdns"),
+		})
+		if err != nil {
+			b.log.Warn("no mDNS advertisement", "err", err)
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // announce prints the lines a person needs, in this order: the LAN URL,
