@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"image"
 	"strconv"
 	"strings"
 
 	"github.com/openlolo/openlolo/appliance"
+	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
@@ -26,6 +28,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	name := fs.String("name", "", "box name, a DNS label (default openlolo-xxxx from the board serial)")
 	rotate := fs.Bool("rotate-cert", false, "make a new LAN certificate (clients must pin it again)")
 	setupFile := fs.String("setup-code-file", "", "also write the owner setup code to this file until the box is claimed")
+	mdns := fs.Bool("mdns", true, "advertise the box on the LAN over mDNS (_openlolo._tcp, <name>.local); default off when --lan is loopback")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +37,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	}
 	if *state == "" {
 		return usagef("--state DIR is required: the directory that keeps the database and the certificate")
+	}
+	if !flagSet(fs, "mdns") && entry.IsLoopback(*lan) {
+		*mdns = false // nobody on the LAN can reach a loopback entry
 	}
 	if *simSize != "" && *backend != "sim" {
 		return usagef("--sim-size applies to --phone sim only")
@@ -55,6 +61,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		HTTPAddr:      *httpAddr,
 		RotateCert:    *rotate,
 		SetupCodeFile: *setupFile,
+		MDNS:          *mdns,
 		Logger:        log,
 		Out:           c.Stdout,
 	})
@@ -62,6 +69,13 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	return box.Run(ctx)
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // openPhone makes the phone backend the flags name.
