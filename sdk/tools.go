@@ -131,6 +131,18 @@ func (c *Client) Mutate(ctx context.Context, tool string, args map[string]any) (
 	if serr != nil {
 		return nil, fmt.Errorf("openlolo: %s (operation %s): the connection dropped twice and its status is unknown: %w", tool, id, errors.Join(err, serr))
 	}
+	// The record carries the answer the box gave the lost call, when it
+	// finished; hand that back as if the call had been heard.
+	if op, ok := st.Structured["operation"].(map[string]any); ok {
+		if ans, ok := op["answer"].(map[string]any); ok {
+			rec := &Result{Structured: ans, Raw: st.Raw, Text: st.Text}
+			if s, _ := ans["status"].(string); s == "failed" {
+				rec.IsError = true
+				return rec, refusedFrom(tool, ans)
+			}
+			return rec, nil
+		}
+	}
 	return st, outcomeErr(tool, st)
 }
 
