@@ -55,6 +55,9 @@ type Options struct {
 	open func(string) (int, error)
 	// capture replaces the capture device in tests.
 	capture frameSource
+	// refresh is the least time between background geometry checks;
+	// 0 means a second.
+	refresh time.Duration
 }
 
 // frameSource is what the backend needs from a capture device;
@@ -114,6 +117,9 @@ func Open(ctx context.Context, opts Options) (*Phone, error) {
 	}
 	if opts.Poll <= 0 {
 		opts.Poll = 250 * time.Millisecond
+	}
+	if opts.refresh <= 0 {
+		opts.refresh = time.Second
 	}
 	if opts.Serial == "" {
 		opts.Serial = boardSerial()
@@ -269,6 +275,13 @@ func (p *Phone) monitor(ctx context.Context) {
 		}
 		wasConfigured = configured
 		p.setState(s)
+		if s.Ready {
+			// Keep the geometry current (rotation) without a caller
+			// asking for screenshots.
+			fctx, cancel := context.WithTimeout(ctx, time.Second)
+			p.frame(fctx, false)
+			cancel()
+		}
 	}
 }
 
@@ -325,6 +338,13 @@ func (p *Phone) State() phone.State {
 
 // Screenshot returns the newest frame, cropped to the phone's picture.
 func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
+	return p.frame(ctx, true)
+}
+
+// frame decodes the newest capture (once per capture frame), updates the
+// geometry and publishes GeometryChanged when its epoch moves, and
+// NewFrame when announce is set.
+func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) {
 	p.mu.Lock()
 	src, closed := p.video, p.closed
 	p.mu.Unlock()
@@ -357,6 +377,15 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 		return shot, nil
 	}
 	p.mu.Unlock()
+	if !announce {
+		// A background refresh decodes at most a frame a second.
+		p.mu.Lock()
+		recent := p.shot != nil && f.Captured.Sub(p.shot.Captured) < p.opts.refresh
+		p.mu.Unlock()
+		if recent {
+			return nil, nil
+		}
+	}
 
 	img, err := capture.Decode(f)
 	if err != nil {
@@ -386,7 +415,9 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	if epoch != oldEpoch {
 		p.publish(phone.Event{Kind: phone.GeometryChanged, At: time.Now(), State: state})
 	}
-	p.publish(phone.Event{Kind: phone.NewFrame, At: time.Now(), State: state, Seq: f.Seq})
+	if announce {
+		p.publish(phone.Event{Kind: phone.NewFrame, At: time.Now(), State: state, Seq: f.Seq})
+	}
 	return shot, nil
 }
 

@@ -146,6 +146,7 @@ func openFake(t *testing.T, k *fakeKernel, platform string, video frameSource) *
 	opts := Options{
 		Platform: platform, Serial: "test", ConfigFS: k.configfs, UDCDir: k.udcDir, DevDir: k.devDir,
 		Poll: 10 * time.Millisecond, WriteDeadline: 200 * time.Millisecond, open: k.open(t), capture: video,
+		refresh: 10 * time.Millisecond,
 	}
 	if video == nil {
 		opts.Video = NoVideo
@@ -290,18 +291,42 @@ func TestPhoneInputAndScreenshot(t *testing.T) {
 	if info := p.Info(); info.Native != image.Pt(64, 16) || info.Platform != phone.Android || !info.HasButton(phone.Back) {
 		t.Errorf("Info = %+v", info)
 	}
-	var kinds []phone.EventKind
-	for len(kinds) < 4 {
+	// The rotation shows up as a geometry event at epoch 2 and a frame
+	// event for capture frame 2 (a background refresh may have sent the
+	// first screenshot's events before Subscribe).
+	var sawGeo, sawFrame bool
+	for !sawGeo || !sawFrame {
 		select {
 		case e := <-events:
-			kinds = append(kinds, e.Kind)
+			sawGeo = sawGeo || e.Kind == phone.GeometryChanged && e.State.Geometry.Epoch == 2
+			sawFrame = sawFrame || e.Kind == phone.NewFrame && e.Seq == 2
 		case <-time.After(2 * time.Second):
-			t.Fatalf("events %v, want geometry and frame events", kinds)
+			t.Fatalf("geometry event %v, frame event %v; want both for the rotation", sawGeo, sawFrame)
 		}
 	}
-	// First shot: epoch 0→1 and a frame; rotation: epoch 1→2 and a frame.
-	if fmt.Sprint(kinds) != "[geometry frame geometry frame]" {
-		t.Errorf("events = %v", kinds)
+}
+
+func TestPhoneRefreshesGeometry(t *testing.T) {
+	t.Parallel()
+	k := newFakeKernel(t, Android, StateConfigured)
+	v := &fakeVideo{}
+	v.show(1, 64, 32, 16, 32)
+	p := openFake(t, k, Android, v)
+	waitState(t, p, "ready")
+	deadline := time.Now().Add(5 * time.Second)
+	for p.State().Geometry != (phone.Geometry{Width: 16, Height: 32, Epoch: 1}) {
+		if time.Now().After(deadline) {
+			t.Fatalf("geometry %+v without a screenshot, want 16x32 epoch 1", p.State().Geometry)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // the next capture comes later
+	v.show(2, 64, 32, 64, 16)
+	for p.State().Geometry.Epoch != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("geometry %+v after rotation without a screenshot, want epoch 2", p.State().Geometry)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
