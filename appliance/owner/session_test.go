@@ -1,6 +1,9 @@
 package owner_test
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
 func TestLoginRateLimit(t *testing.T) {
@@ -264,6 +268,33 @@ func TestLoginReturnsToNext(t *testing.T) {
 		res, _ := ownertest.PostForm(t, c, b.url, "/login", url.Values{"csrf": {tok}, "passphrase": {testPass}, "next": {tt.next}})
 		if res.Request.URL.Host != strings.TrimPrefix(b.url, "https://") || res.Request.URL.Path != tt.want {
 			t.Errorf("login with next=%q ended at %s, want %s on the box", tt.next, res.Request.URL, tt.want)
+		}
+	}
+}
+
+func TestSessionStoredHashed(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{})
+	u, _ := url.Parse(b.url)
+	var value string
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == owner.CookieName {
+			value = ck.Value
+		}
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(value)
+	if err != nil || len(raw) != 32 {
+		t.Fatalf("cookie value %q is not 32 base64url bytes: %v", value, err)
+	}
+	sum := sha256.Sum256(raw)
+	lookup := func(id []byte) error {
+		return b.st.View(t.Context(), func(tx *store.Tx) error { _, err := tx.OwnerSession(id); return err })
+	}
+	if err := lookup(sum[:]); err != nil {
+		t.Fatalf("no session stored under the cookie's SHA-256: %v", err)
+	}
+	for _, id := range [][]byte{raw, []byte(value)} {
+		if err := lookup(id); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("session found under the cookie value itself: %v", err)
 		}
 	}
 }
