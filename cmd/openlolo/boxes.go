@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"github.com/openlolo/openlolo/sdk"
 )
 
 // boxesCmd lists the boxes this user has paired with, their pins and the
 // state of each grant.
-func boxesCmd(ctx context.Context, c *Context, args []string) error {
-	fs := flags(c, "boxes", "")
+func boxesCmd(ctx context.Context, c *Context, args []string) (err error) {
+	fs := flags(c, "boxes", "[--discover 2s]")
+	wait := fs.Duration("discover", discoverTimeout, "also list the boxes answering on this network over mDNS, listening this long (0: do not look)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -24,6 +27,13 @@ func boxesCmd(ctx context.Context, c *Context, args []string) error {
 	boxes, err := st.List()
 	if err != nil {
 		return clientExit(err)
+	}
+	if *wait > 0 {
+		defer func() {
+			if err == nil {
+				err = printLAN(ctx, c, st, *wait)
+			}
+		}()
 	}
 	if len(boxes) == 0 {
 		fmt.Fprintf(c.Stdout, "No paired boxes in %s. Pair with: openlolo pair openlolo-xxxx.local\n", st.Path)
@@ -45,4 +55,18 @@ func boxesCmd(ctx context.Context, c *Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", b.Name, b.URL, b.Entry, b.ClientName, grant, b.Pin)
 	}
 	return tw.Flush()
+}
+
+// printLAN lists the boxes answering on this network over mDNS.
+func printLAN(ctx context.Context, c *Context, st *sdk.TokenStore, wait time.Duration) error {
+	found, err := discover(ctx, st, wait)
+	if err != nil {
+		return clientExit(err)
+	}
+	if len(found) == 0 {
+		fmt.Fprintln(c.Stdout, "\nNo box answered on this network over mDNS.")
+		return nil
+	}
+	fmt.Fprintln(c.Stdout, "\nOn this network (mDNS; pins are what each box advertises: compare before trusting):")
+	return printDiscovered(c.Stdout, found)
 }
