@@ -14,7 +14,7 @@ import (
 )
 
 func pairCmd(ctx context.Context, c *Context, args []string) error {
-	fs := flags(c, "pair", "BOX [--name NAME] [--scope 'phone:read phone:control'] [--pin sha256//…] [--yes]")
+	fs := flags(c, "pair", "[BOX] [--name NAME] [--scope 'phone:read phone:control'] [--pin sha256//…] [--yes]")
 	name := fs.String("name", "", "client name the owner sees (default '<program> on <hostname>')")
 	scope := fs.String("scope", "phone:read phone:control", "scopes to ask for")
 	pin := fs.String("pin", "", "expected certificate pin (leaf SHA-256 or sha256//SPKI); any other certificate is refused")
@@ -23,18 +23,26 @@ func pairCmd(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return parseErr(err)
 	}
-	if len(pos) != 1 {
-		return usagef("give one box: openlolo pair openlolo-1a2b.local (or https://host:port)")
+	if len(pos) > 1 {
+		return usagef("give one box: openlolo pair openlolo-1a2b.local (or https://host:port), or none to choose from the boxes on this network")
 	}
 	st, err := tokenStore(c)
 	if err != nil {
 		return clientExit(err)
 	}
-	boxURL, err := resolveBox(st, pos[0])
+	in := bufio.NewReader(c.Stdin)
+	var (
+		boxURL     string
+		advertised *sdk.Discovered // the mDNS answer when the box was chosen from a list
+	)
+	if len(pos) == 0 {
+		boxURL, advertised, err = chooseDiscovered(ctx, c, in, st, *yes)
+	} else {
+		boxURL, err = resolveBox(st, pos[0])
+	}
 	if err != nil {
 		return err
 	}
-	in := bufio.NewReader(c.Stdin)
 	opts := sdk.PairOptions{
 		ClientName: *name,
 		Scopes:     strings.Fields(*scope),
@@ -52,6 +60,9 @@ func pairCmd(ctx context.Context, c *Context, args []string) error {
 		opts.Confirm = func(ctx context.Context, cert *x509.Certificate) (bool, error) {
 			fmt.Fprintf(c.Stderr, "%s presents this certificate:\n", boxURL)
 			fmt.Fprintf(c.Stderr, "  Fingerprint: %s\n  SPKI pin:    %s\n", boxtls.FingerprintColon(cert), boxtls.SPKIPin(cert))
+			if hint := pinHint(advertised, boxtls.SPKIPin(cert)); hint != "" {
+				fmt.Fprintln(c.Stderr, hint)
+			}
 			fmt.Fprintln(c.Stderr, "Compare it with the box's console or its box page (Connect).")
 			if *yes {
 				fmt.Fprintln(c.Stderr, "Trusting it (--yes).")
