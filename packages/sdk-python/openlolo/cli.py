@@ -1,37 +1,31 @@
 """``openlolo-sdk``: pair with a box, call one tool, show a box's pins.
 
-The same commands, arguments, output and exit statuses as the Go
+The same commands, flags, output and exit statuses as the Go
 ``openlolo pair|call|fingerprint``:
 
 * 0  done
-* 1  the box refused or failed the call (the stable code is printed)
+* 1  the box refused the call (its code is printed); for ``fingerprint``,
+     any failure
 * 2  usage mistake (bad flag, address, pin, tool or argument)
 * 3  connection, certificate pin, pairing or grant problem
+
+The token store is ``$OPENLOLO_STORE`` when set, else
+``$XDG_CONFIG_HOME/openlolo/boxes.json`` (``~/.config/...``).
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
 import os
+import re
 import sys
 import tempfile
-from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
-from .client import DEFAULT_SCOPES, Box, default_client_name
-from .errors import (
-    AccessDenied,
-    ConnectionProblem,
-    OpenloloError,
-    PairingError,
-    ProtocolError,
-    Refused,
-    StoreError,
-)
-from .oauth import OAuthError
-from .pin import DERError, common_name, fingerprint_colon, fingerprint_hex, not_after, spki_pin, subject_names
-from .store import TokenStore
+from .client import Box, Image, Result, default_client_name
+from .errors import OpenloloError, Refused, TransportError
+from .pin import DERError, fingerprint_colon, fingerprint_hex, not_after, parse_pin, spki_pin, subject_names
+from .store import TokenStore, _go_json, default_store_path
 from .transport import fetch_certificate, normalize_url
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_CONNECTION = 0, 1, 2, 3
@@ -43,165 +37,315 @@ class UsageError(Exception):
     """A mistake on the command line: exit status 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError("%s\n%s" % (message, self.format_usage().strip()))
+class _Help(Exception):
+    """-h was given: the usage has been printed, exit 0."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Pair with an openlolo box and call its tools (pinned HTTPS).")
-    sub = p.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
-    pp = sub.add_parser("pair", help="pair with a box: the owner approves on the box page (Access)")
-    pp.add_argument("box", help="the box's address, e.g. openlolo-1a2b.local or https://192.168.1.20:8443")
-    pp.add_argument("--pin", default="", help="expected certificate: leaf SHA-256 (hex or colon-hex) or sha256//<base64>")
-    pp.add_argument("--yes", action="store_true", help="trust the certificate the box presents now (trust on first use)")
-    pp.add_argument("--name", default="", help="client name shown to the owner (default '<program> on <host>')")
-    pp.add_argument("--scope", default=" ".join(DEFAULT_SCOPES), help="scopes to ask for (default %(default)r)")
-    pp.add_argument("--store", default="", help="token store file (default $XDG_CONFIG_HOME/openlolo/boxes.json)")
-    pc = sub.add_parser("call", help="call one tool: call BOX TOOL key=value ...")
-    pc.add_argument("box")
-    pc.add_argument("tool", help="tool name, e.g. openlolo_screenshot (the openlolo_ prefix may be left out)")
-    pc.add_argument("args", nargs="*", metavar="key=value", help="arguments, typed by the tool's input schema")
-    pc.add_argument("--out", default="", help="file for a screenshot's image (default: a new temporary file)")
-    pc.add_argument("--store", default="", help="token store file (default $XDG_CONFIG_HOME/openlolo/boxes.json)")
-    pf = sub.add_parser("fingerprint", help="print the certificate pins of a state dir or of a box at https://host:port")
-    pf.add_argument("address", nargs="?", default="")
-    pf.add_argument("--state", default="", help="state directory of a box on this machine")
-    return p
+class ExitError(Exception):
+    """A failure with a given exit status; quiet when already explained."""
+
+    def __init__(self, code: int, err: BaseException, quiet: bool = False) -> None:
+        super().__init__(str(err))
+        self.code = code
+        self.quiet = quiet
+
+
+# ---------------------------------------------------------------- flags
+
+
+class Flag:
+    """One flag as Go's flag package takes it: -name or --name, a value as
+    the next word or after "=", booleans without a value."""
+
+    def __init__(self, name: str, default: Any, usage: str) -> None:
+        self.name = name
+        self.default = default
+        self.usage = usage
+        self.is_bool = isinstance(default, bool)
+
+
+def parse_flags(cmd: str, synopsis: str, flags: Sequence[Flag], args: Sequence[str], err: TextIO) -> Tuple[Dict[str, Any], List[str]]:
+    """Flags may stand between positional arguments ("call BOX TOOL --out f x=1")."""
+    by_name = {f.name: f for f in flags}
+    values: Dict[str, Any] = {f.name: f.default for f in flags}
+    pos: List[str] = []
+    i = 0
+    args = list(args)
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            pos.extend(args[i:])
+            break
+        if not a.startswith("-") or a == "-":
+            pos.append(a)
+            continue
+        name = a.lstrip("-")
+        if a.startswith("---") or not name:
+            raise UsageError("bad flag syntax: %s" % a)
+        value: Optional[str] = None
+        if "=" in name:
+            name, value = name.split("=", 1)
+        if name in ("h", "help"):
+            _usage(cmd, synopsis, flags, err)
+            raise _Help()
+        f = by_name.get(name)
+        if f is None:
+            _usage(cmd, synopsis, flags, err)
+            raise UsageError("flag provided but not defined: -%s" % name)
+        if f.is_bool:
+            if value is None:
+                values[name] = True
+            else:
+                b = _parse_bool(value)
+                if b is None:
+                    raise UsageError('invalid boolean value "%s" for -%s' % (value, name))
+                values[name] = b
+            continue
+        if value is None:
+            if i >= len(args):
+                raise UsageError("flag needs an argument: -%s" % name)
+            value = args[i]
+            i += 1
+        values[name] = value
+    return values, pos
+
+
+def _usage(cmd: str, synopsis: str, flags: Sequence[Flag], err: TextIO) -> None:
+    print("usage: %s %s %s\n\nflags:" % (PROG, cmd, synopsis), file=err)
+    for f in flags:
+        kind = "" if f.is_bool else " string"
+        print("  -%s%s\n    \t%s" % (f.name, kind, f.usage), file=err)
+
+
+def _parse_bool(v: str) -> Optional[bool]:
+    if v in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if v in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    return None
+
+
+# ------------------------------------------------------------ the store
+
+
+def token_store(env: Mapping[str, str]) -> TokenStore:
+    """$OPENLOLO_STORE, else $XDG_CONFIG_HOME/openlolo/boxes.json, else the default."""
+    if env.get("OPENLOLO_STORE"):
+        return TokenStore(env["OPENLOLO_STORE"])
+    if env.get("XDG_CONFIG_HOME"):
+        return TokenStore(os.path.join(env["XDG_CONFIG_HOME"], "openlolo", "boxes.json"))
+    return TokenStore(default_store_path())
+
+
+def resolve_box(st: TokenStore, arg: str) -> str:
+    """A URL or host, normalized; a bare name (openlolo-1a2b) is a stored
+    box's name, else name.local."""
+    if not any(c in arg for c in ".:/"):
+        for b in st.list():
+            if b.name == arg:
+                return b.url
+        arg += ".local"
+    try:
+        return normalize_url(arg)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def client_exit(e: BaseException) -> ExitError:
+    """SDK errors as exit statuses: a refusal is 1, everything else 3."""
+    if isinstance(e, Refused):
+        return ExitError(EXIT_REFUSED, e)
+    return ExitError(EXIT_CONNECTION, e)
 
 
 # ------------------------------------------------------------ typed arguments
 
 
-def _type_value(key: str, raw: str, sch: Mapping[str, Any]) -> Any:
-    types = sch.get("type")
-    tl: List[str] = types if isinstance(types, list) else [types] if isinstance(types, str) else []
-    if "string" in tl or not tl:
-        return raw  # strings stay strings (frame_id, geometry_epoch, text, ...)
-    try:
-        if "integer" in tl:
-            return int(raw)
-        if "number" in tl:
-            return float(raw)
-        if "boolean" in tl:
-            low = raw.lower()
-            if low in ("true", "1", "yes"):
-                return True
-            if low in ("false", "0", "no"):
-                return False
-            raise ValueError(raw)
-        if "array" in tl:
-            if raw.startswith("["):
-                v = json.loads(raw)
-                if not isinstance(v, list):
-                    raise ValueError(raw)
-                return v
-            items = sch.get("items") if isinstance(sch.get("items"), dict) else {}
-            return [_type_value(key, part, items) for part in raw.split(",") if part != ""]
-        if "object" in tl:
-            v = json.loads(raw)
-            if not isinstance(v, dict):
-                raise ValueError(raw)
-            return v
-    except ValueError:
-        raise UsageError("%s=%s: want %s" % (key, raw, " or ".join(tl))) from None
-    return raw
+def _type_of(prop: Mapping[str, Any]) -> str:
+    t = prop.get("type")
+    if isinstance(t, str):
+        return t
+    if isinstance(t, list):
+        for s in t:
+            if isinstance(s, str) and s != "null":
+                return s
+    return ""
 
 
-def typed_args(tool: Mapping[str, Any], pairs: Sequence[str]) -> Dict[str, Any]:
-    """key=value pairs as the arguments object, typed by the tool's inputSchema."""
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def typed_value(prop: Mapping[str, Any], v: str) -> Any:
+    """One value typed by its schema: numbers, booleans, JSON for arrays and
+    objects (a,b,c for an array of strings), strings as given. ValueError
+    says what was wanted."""
+    typ = _type_of(prop)
+    if typ == "number":
+        try:
+            return float(v)
+        except ValueError:
+            raise ValueError("want a number") from None
+    if typ == "integer":
+        if not _INT_RE.fullmatch(v):
+            raise ValueError("want a whole number")
+        return int(v)
+    if typ == "boolean":
+        b = _parse_bool(v)
+        if b is None:
+            raise ValueError("want true or false")
+        return b
+    if typ in ("array", "object"):
+        try:
+            return json.loads(v)
+        except ValueError as e:
+            if typ == "array" and not v.strip().startswith("["):
+                return [s.strip() for s in v.split(",")]
+            raise ValueError("want JSON (%s)" % e) from None
+    return v
+
+
+def tool_props(tool: Mapping[str, Any]) -> Dict[str, Any]:
+    """The input schema's properties of a tools/list entry."""
+    sch = tool.get("inputSchema")
+    props = sch.get("properties") if isinstance(sch, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
+def typed_args(tool: Mapping[str, Any], words: Sequence[str]) -> Dict[str, Any]:
+    """key=value words as the arguments object, typed by the tool's input schema."""
+    props = tool_props(tool)
     out: Dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise UsageError("argument %r is not key=value" % pair)
-        if key not in props:
-            names = ", ".join(sorted(props)) or "no arguments"
-            raise UsageError("%s has no argument %r; it takes: %s" % (tool.get("name"), key, names))
-        sch = props[key] if isinstance(props[key], dict) else {}
-        out[key] = _type_value(key, raw, sch)
+    for w in words:
+        k, sep, v = w.partition("=")
+        if not sep or not k:
+            raise UsageError("argument %s is not key=value" % json.dumps(w))
+        p = props.get(k)
+        if not isinstance(p, dict):
+            raise UsageError("%s has no argument %s; it takes: %s" % (tool.get("name"), json.dumps(k), ", ".join(sorted(props))))
+        try:
+            out[k] = typed_value(p, v)
+        except ValueError as e:
+            raise UsageError("%s=%s: %s" % (k, json.dumps(v), e)) from None
     return out
+
+
+def mutating(tool: Mapping[str, Any]) -> bool:
+    """A tool that takes an operation_id changes the phone: the once-only retry applies."""
+    return "operation_id" in tool_props(tool)
 
 
 # ------------------------------------------------------------------ commands
 
 
-def _store(path: str) -> TokenStore:
-    return TokenStore(path or None)
-
-
-def cmd_pair(a: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    try:
-        url = normalize_url(a.box)
-        if a.pin:
-            from .pin import parse_pin
-
-            parse_pin(a.pin)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    scopes = a.scope.split()
+def cmd_pair(args: Sequence[str], out: TextIO, err: TextIO, stdin: TextIO, env: Mapping[str, str]) -> None:
+    fl, pos = parse_flags("pair", "BOX [--name NAME] [--scope 'phone:read phone:control'] [--pin sha256//…] [--yes]", [
+        Flag("name", "", "client name the owner sees (default '<program> on <hostname>')"),
+        Flag("scope", "phone:read phone:control", "scopes to ask for"),
+        Flag("pin", "", "expected certificate pin (leaf SHA-256 or sha256//SPKI); any other certificate is refused"),
+        Flag("yes", False, "trust the certificate the box presents without asking (trust on first use, unattended)"),
+    ], args, err)
+    if len(pos) != 1:
+        raise UsageError("give one box: %s pair openlolo-1a2b.local (or https://host:port)" % PROG)
+    st = token_store(env)
+    url = resolve_box(st, pos[0])
+    if fl["pin"]:
+        try:
+            parse_pin(fl["pin"])
+        except ValueError as e:
+            raise ExitError(EXIT_CONNECTION, e) from None
 
     def confirm(fp: str, spki: str, der: bytes) -> bool:
-        print("The box at %s presents this certificate:" % url, file=out)
-        print("Fingerprint:  %s" % fp, file=out)
-        print("SPKI pin:     %s" % spki, file=out)
-        if a.yes:
+        print("%s presents this certificate:" % url, file=err)
+        print("  Fingerprint: %s\n  SPKI pin:    %s" % (fingerprint_colon(der), spki), file=err)
+        print("Compare it with the box's console or its box page (Connect).", file=err)
+        if fl["yes"]:
+            print("Trusting it (--yes).", file=err)
             return True
-        if not stdin.isatty():
-            raise UsageError("not a terminal: compare the fingerprint with the box's console or box page, then run again with --yes or --pin")
-        print("Does it match what the box shows (console or box page)? [y/N] ", end="", file=out, flush=True)
+        print("Trust this box? [y/N] ", end="", file=err, flush=True)
         return stdin.readline().strip().lower() in ("y", "yes")
 
     def prompt(msg: str, code: str, link: str) -> None:
-        print(msg, file=out, flush=True)
+        print(msg, file=err)
         if link:
-            print("Box page: " + link, file=out, flush=True)
+            print("Box page: %s" % link, file=err)
+        print("Waiting for the owner to approve…", file=err, flush=True)
 
-    box = Box(url, store=_store(a.store))
-    entry = box.pair(pin=a.pin or None, client_name=a.name or default_client_name(), scopes=scopes,
-                     confirm=confirm, prompt=prompt)
-    print("Paired with %s as '%s' (scopes: %s). The grant is stored in %s."
-          % (url, entry.client_name, entry.scope, box.store.path), file=out)
-    return EXIT_OK
-
-
-def cmd_call(a: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    box = Box(url, store=st)
     try:
-        url = normalize_url(a.box)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    box = Box(url, store=_store(a.store))
-    name = a.tool if a.tool.startswith("openlolo_") else "openlolo_" + a.tool
-    tools = {t.get("name"): t for t in box.list_tools()}
-    if name not in tools:
-        raise UsageError("the box offers no tool %r to this client; it offers: %s" % (name, ", ".join(sorted(str(k) for k in tools))))
-    args = typed_args(tools[name], a.args)
-    from .client import MUTATING_TOOLS
+        e = box.pair(pin=fl["pin"] or None, client_name=fl["name"] or default_client_name(),
+                     scopes=fl["scope"].split(), confirm=None if fl["pin"] else confirm, prompt=prompt)
+    except OpenloloError as x:
+        raise client_exit(x) from None
+    print("Paired with %s as %s." % (e.url, json.dumps(e.client_name, ensure_ascii=False)), file=out)
+    print("  box:         %s\n  pin:         %s\n  fingerprint: %s\n  client_id:   %s\n  scope:       %s\n  entry:       %s\n  stored in:   %s"
+          % (e.name, e.pin, e.fingerprint, e.client_id, e.scope, e.entry, st.path), file=out)
+    print("Try: %s call %s openlolo_status" % (PROG, e.url[len("https://"):]), file=out)
 
+
+def write_image(path: str, img: Image) -> str:
+    """The image to path, or to a new temp file; returns where."""
     try:
-        res = box.mutate(name, args) if name in MUTATING_TOOLS else box.call_tool(name, args)
-    except Refused as r:
-        doc = r.result.structured if r.result is not None else {"status": "failed", "error": {"code": r.code, "message": r.message}}
-        print(json.dumps(doc, indent=2, sort_keys=True), file=out)
-        raise
-    doc = dict(res.structured)
-    if res.images:
-        img = res.images[0]
-        path = a.out
-        if path:
-            with open(path, "wb") as f:
-                f.write(img.data)
-        else:
+        if not path:
             ext = ".png" if img.mime_type == "image/png" else ".jpg"
-            fd, path = tempfile.mkstemp(prefix="openlolo-", suffix=ext)
+            fd, path = tempfile.mkstemp(prefix="openlolo-screenshot-", suffix=ext)
             with os.fdopen(fd, "wb") as f:
                 f.write(img.data)
+            return path
+        with open(path, "wb") as f:
+            f.write(img.data)
+        return path
+    except OSError as e:
+        raise ExitError(EXIT_CONNECTION, OpenloloError("write screenshot: %s" % e)) from None
+
+
+def cmd_call(args: Sequence[str], out: TextIO, err: TextIO, env: Mapping[str, str]) -> None:
+    fl, pos = parse_flags("call", "BOX TOOL [key=value …] [--text] [--out FILE]", [
+        Flag("text", False, "print the agent text instead of the structured JSON"),
+        Flag("out", "", "where to write a screenshot (default: a new temp file, whose path is printed)"),
+    ], args, err)
+    if len(pos) < 2:
+        raise UsageError("give a box and a tool: %s call openlolo-1a2b.local openlolo_status [key=value …]" % PROG)
+    st = token_store(env)
+    url = resolve_box(st, pos[0])
+    box = Box(url, store=st)
+    name = pos[1]
+    try:
+        tools = box.list_tools()
+    except OpenloloError as x:
+        raise client_exit(x) from None
+    by_name = {t.get("name"): t for t in tools}
+    tool = by_name.get(name)
+    if tool is None:
+        names = sorted(str(n) for n in by_name if isinstance(n, str))
+        raise UsageError("the box offers no tool %s to this client; it offers: %s" % (json.dumps(name), ", ".join(names)))
+    targs = typed_args(tool, pos[2:])
+    res: Optional[Result] = None
+    failure: Optional[OpenloloError] = None
+    try:
+        res = box.mutate(name, targs) if mutating(tool) else box.call_tool(name, targs)
+    except Refused as r:
+        failure = r
+        res = r.result if isinstance(r.result, Result) else None
+    except OpenloloError as x:
+        raise client_exit(x) from None
+    if res is None:
+        assert failure is not None
+        raise client_exit(failure)
+    doc: Dict[str, Any] = dict(res.structured)
+    if res.images:
+        path = write_image(fl["out"], res.images[0])
         doc["image_file"] = path
-        print("Image written to %s" % path, file=err)
-    print(json.dumps(doc, indent=2, sort_keys=True), file=out)
-    return EXIT_OK
+        print("image written to %s" % path, file=err)
+    if fl["text"]:
+        print(res.text, file=out)
+    else:
+        out.write(_go_json(doc, sort_keys=True).decode("utf-8"))
+    if isinstance(failure, Refused):
+        print("refused: %s: %s" % (failure.code, failure.message), file=err)
+        for s in failure.next_steps:
+            print("  next: %s" % s, file=err)
+        raise ExitError(EXIT_REFUSED, failure, quiet=True)
 
 
 def print_pins(out: TextIO, der: bytes) -> None:
@@ -227,74 +371,100 @@ def _pem_certificate(path: str) -> bytes:
     return base64.b64decode("".join(text[i + len(begin):j].split()))
 
 
-def cmd_fingerprint(a: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if a.state and not a.address:
-        path = os.path.join(a.state, "lan-cert.pem")
+def _host_port(s: str) -> str:
+    import urllib.parse
+
+    if "://" not in s:
+        s = "https://" + s
+    try:
+        u = urllib.parse.urlsplit(s)
+        port = u.port or 443
+    except ValueError:
+        u, port = None, 0
+    if u is None or not u.hostname or u.scheme != "https":
+        raise UsageError("%s is not an address like https://openlolo-ab12.local or https://192.168.1.20:8443" % json.dumps(s))
+    host = u.hostname
+    return ("[%s]:%d" if ":" in host else "%s:%d") % (host, port)
+
+
+def cmd_fingerprint(args: Sequence[str], out: TextIO, err: TextIO) -> None:
+    fl, pos = parse_flags("fingerprint", "--state DIR | https://host[:port]", [
+        Flag("state", "", "state directory of a box on this machine"),
+    ], args, err)
+    if fl["state"] and not pos:
+        path = os.path.join(fl["state"], "lan-cert.pem")
         if not os.path.exists(path):
-            raise OpenloloError("openlolo: no certificate in %s yet: start the box once with openlolo serve --state %s" % (a.state, a.state))
+            raise OpenloloError("no certificate in %s yet: start the box once with openlolo serve --state %s" % (fl["state"], fl["state"]))
         try:
-            der = _pem_certificate(path)
-            print_pins(out, der)
+            print_pins(out, _pem_certificate(path))
         except (OSError, ValueError, DERError) as e:
-            raise OpenloloError("openlolo: read %s: %s" % (path, e)) from e
-        return EXIT_OK
-    if a.address and not a.state:
-        try:
-            url = normalize_url(a.address if "://" in a.address else "https://" + a.address)
-        except ValueError as e:
-            raise UsageError("%r is not an address like https://openlolo-ab12.local or https://192.168.1.20:8443 (%s)" % (a.address, e)) from None
-        der = fetch_certificate(url, 15.0)
+            raise OpenloloError("read %s: %s" % (path, e)) from e
+        return
+    if not fl["state"] and len(pos) == 1:
+        addr = _host_port(pos[0])
+        der = fetch_certificate("https://" + addr, 15.0)
         print_pins(out, der)
         print("These are the pins %s presents now. Trust them only if they match what the box itself shows "
-              "(its console or box page)." % url[len("https://"):], file=err)
-        return EXIT_OK
+              "(its console or box page)." % addr, file=err)
+        return
     raise UsageError("give either --state DIR or one address https://host[:port], not both")
 
 
+COMMANDS = ("pair", "call", "fingerprint")
+
+
 def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-         stdin: TextIO = sys.stdin) -> int:
+         stdin: TextIO = sys.stdin, env: Optional[Mapping[str, str]] = None) -> int:
     """Run one command and return its exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    p = _parser()
-    cmd = args[0] if args else ""
-    try:
-        if not args:
-            print(p.format_usage().strip(), file=err)
-            return EXIT_USAGE
-        if args[0] in ("-h", "--help", "help"):
-            p.print_help(out)
-            return EXIT_OK
-        try:
-            a = p.parse_args(args)
-        except SystemExit as e:  # -h on a subcommand
-            return EXIT_OK if e.code in (0, None) else EXIT_USAGE
-        if a.command == "pair":
-            return cmd_pair(a, out, err, stdin)
-        if a.command == "call":
-            return cmd_call(a, out, err)
-        if a.command == "fingerprint":
-            return cmd_fingerprint(a, out, err)
-        raise UsageError("unknown command %r (pair, call, fingerprint)" % cmd)
-    except UsageError as e:
-        print("%s %s: %s" % (PROG, cmd, e), file=err)
+    env = os.environ if env is None else env
+    if not args:
+        _top_usage(err)
         return EXIT_USAGE
-    except Refused as r:
-        print("%s %s: %s" % (PROG, cmd, r), file=err)
-        return EXIT_REFUSED
-    except AccessDenied as e:
-        print("%s %s: access_denied: %s" % (PROG, cmd, e), file=err)
-        return EXIT_REFUSED
-    except (ConnectionProblem, PairingError, StoreError) as e:
-        print("%s %s: %s" % (PROG, cmd, e), file=err)
-        return EXIT_CONNECTION
-    except (ProtocolError, OAuthError, OpenloloError) as e:
-        print("%s %s: %s" % (PROG, cmd, e), file=err)
+    name, rest = args[0], args[1:]
+    if name in ("help", "-h", "-help", "--help"):
+        _top_usage(out)
+        return EXIT_OK
+    if name not in COMMANDS:
+        print("%s: unknown command %s\n" % (PROG, json.dumps(name)), file=err)
+        _top_usage(err)
+        return EXIT_USAGE
+    try:
+        if name == "pair":
+            cmd_pair(rest, out, err, stdin, env)
+        elif name == "call":
+            cmd_call(rest, out, err, env)
+        else:
+            cmd_fingerprint(rest, out, err)
+        return EXIT_OK
+    except _Help:
+        return EXIT_OK
+    except UsageError as e:
+        print("%s %s: %s" % (PROG, name, e), file=err)
+        return EXIT_USAGE
+    except ExitError as e:
+        if not e.quiet:
+            print("%s %s: %s" % (PROG, name, e), file=err)
+        return e.code
+    except (OpenloloError, OSError) as e:
+        print("%s %s: %s" % (PROG, name, e), file=err)
         return EXIT_REFUSED
     except KeyboardInterrupt:
-        print("%s %s: interrupted" % (PROG, cmd), file=err)
+        print("%s %s: interrupted" % (PROG, name), file=err)
         return 130
+
+
+def _top_usage(w: TextIO) -> None:
+    print("usage: %s <command> [flags]\n\ncommands:" % PROG, file=w)
+    print("  %-12s %s" % ("call", "call one tool on a paired box: %s call BOX TOOL key=value …" % PROG), file=w)
+    print("  %-12s %s" % ("fingerprint", "print the certificate pins of a state dir or of a box at https://host:port"), file=w)
+    print("  %-12s %s" % ("pair", "pair with a box: confirm its certificate, ask the owner to approve, store the grant"), file=w)
+    print("\nRun %s <command> -h for a command's flags." % PROG, file=w)
 
 
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())
+
+
+__all__ = ["main", "run", "typed_args", "typed_value", "TransportError"]

@@ -164,10 +164,11 @@ class BoxEntry:
         return cls(**kw)
 
 
-def _go_json(doc: Any) -> bytes:
+def _go_json(doc: Any, sort_keys: bool = False) -> bytes:
     """JSON as Go's json.MarshalIndent(v, "", "  ") writes it, plus a newline:
-    HTML-sensitive characters and U+2028/U+2029 escaped, other non-ASCII raw."""
-    s = json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False)
+    HTML-sensitive characters and U+2028/U+2029 escaped, other non-ASCII raw.
+    sort_keys: as Go writes a map (the store's entries are structs)."""
+    s = json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=sort_keys)
     # These characters can only occur inside strings in JSON text.
     s = (
         s.replace("<", "\\u003c")

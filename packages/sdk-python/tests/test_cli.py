@@ -15,14 +15,12 @@ from openlolo import cli  # noqa: E402
 from openlolo.pin import fingerprint_colon, fingerprint_hex, spki_pin  # noqa: E402
 
 
-class _TTY(io.StringIO):
-    def isatty(self) -> bool:
-        return True
+STORE = {"OPENLOLO_STORE": ""}
 
 
 def run(argv: List[str], stdin: io.StringIO = None) -> Tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(argv, out, err, stdin or io.StringIO())
+    code = cli.main(argv, out, err, stdin or io.StringIO(), dict(STORE))
     return code, out.getvalue(), err.getvalue()
 
 
@@ -43,6 +41,7 @@ class CLITest(unittest.TestCase):
         self.fb.pending_polls = 0
         self.tmp = fakebox.new_tempdir()
         self.store = os.path.join(self.tmp, "boxes.json")
+        STORE["OPENLOLO_STORE"] = self.store
 
     def tearDown(self) -> None:
         self.srv.close()
@@ -54,26 +53,28 @@ class CLITest(unittest.TestCase):
         orig = client.time.sleep
         client.time.sleep = lambda s: None  # the fake box approves at once
         try:
-            code, out, err = run(["pair", "--yes", "--name", "ci", "--store", self.store, self.srv.url])
+            code, out, err = run(["pair", self.srv.url, "--yes", "--name", "ci"])
         finally:
             client.time.sleep = orig
         self.assertEqual(code, 0, err)
-        self.assertIn("Approve 'ci' on the box page (Access). Code BCDF-GHJK.", out)
-        self.assertIn("Fingerprint:  " + fingerprint_hex(self.der), out)
+        self.assertIn("Approve 'ci' on the box page (Access). Code BCDF-GHJK.\nBox page: http://box/access?r=h1\n", err)
+        self.assertIn("  Fingerprint: " + fingerprint_colon(self.der), err)
+        self.assertIn("Trusting it (--yes).", err)
+        self.assertTrue(out.startswith('Paired with %s as "ci".\n' % self.srv.url), out)
+        self.assertIn("  fingerprint: " + fingerprint_hex(self.der), out)
+        self.assertIn("  stored in:   " + self.store, out)
 
-    def test_pair_needs_pin_or_yes_without_terminal(self) -> None:
-        code, out, err = run(["pair", "--store", self.store, self.srv.url])
-        self.assertEqual(code, 2)
-        self.assertIn("--yes or --pin", err)
-
-    def test_pair_asks_on_terminal(self) -> None:
-        code, out, err = run(["pair", "--store", self.store, self.srv.url], _TTY("n\n"))
-        self.assertEqual(code, 1)
-        self.assertIn("[y/N]", out)
-        self.assertIn("not confirmed", err)
+    def test_pair_asks_and_stops_on_no(self) -> None:
+        for answer in ["n\n", "", "yes please\n"]:
+            with self.subTest(answer=answer):
+                code, out, err = run(["pair", self.srv.url], io.StringIO(answer))
+                self.assertEqual(code, 3)
+                self.assertIn("Trust this box? [y/N] ", err)
+                self.assertIn("not confirmed", err)
+        self.assertEqual(self.fb.requests, [])
 
     def test_pair_pin_mismatch_exit_3(self) -> None:
-        code, out, err = run(["pair", "--pin", "ab" * 32, "--store", self.store, self.srv.url])
+        code, out, err = run(["pair", "--pin", "ab" * 32, self.srv.url])
         self.assertEqual(code, 3)
         self.assertIn("certificate pin mismatch", err)
         self.assertEqual(self.fb.requests, [])
@@ -83,7 +84,9 @@ class CLITest(unittest.TestCase):
             [],
             ["frobnicate"],
             ["pair"],
-            ["pair", "--pin", "nope", self.srv.url],
+            ["pair", "--bogus", self.srv.url],
+            ["pair", "--name"],
+            ["pair", "a.local", "b.local"],
             ["pair", "http://plain.local"],
             ["call", "box.local"],
             ["fingerprint"],
@@ -98,7 +101,7 @@ class CLITest(unittest.TestCase):
 
     def test_call_types_arguments_by_schema(self) -> None:
         self.pair()
-        code, out, err = run(["call", "--store", self.store, self.srv.url, "key", "key=a", "modifiers=cmd,shift"])
+        code, out, err = run(["call", self.srv.url, "openlolo_key", "key=a", "modifiers=cmd, shift"])
         self.assertEqual(code, 0, err)
         sent = self.fb.mcp_calls[-1]["params"]
         self.assertEqual(sent["name"], "openlolo_key")
@@ -108,14 +111,14 @@ class CLITest(unittest.TestCase):
     def test_call_screenshot_then_tap(self) -> None:
         self.pair()
         img = os.path.join(self.tmp, "shot.png")
-        code, out, err = run(["call", "--store", self.store, "--out", img, self.srv.url, "openlolo_screenshot", "max_size=256"])
+        code, out, err = run(["call", self.srv.url, "openlolo_screenshot", "--out", img, "max_size=256"])
         self.assertEqual(code, 0, err)
         doc = json.loads(out)
         self.assertEqual(doc["image_file"], img)
         with open(img, "rb") as f:
             self.assertEqual(f.read(), fakebox.PNG_1x1)
         self.assertEqual(self.fb.mcp_calls[-1]["params"]["arguments"], {"max_size": 256})
-        code, out, err = run(["call", "--store", self.store, self.srv.url, "openlolo_tap",
+        code, out, err = run(["call", self.srv.url, "openlolo_tap",
                               "frame_id=" + doc["frame_id"], "geometry_epoch=" + doc["geometry_epoch"], "x=0.5", "y=0.25", "observe=false"])
         self.assertEqual(code, 0, err)
         args = self.fb.mcp_calls[-1]["params"]["arguments"]
@@ -123,43 +126,45 @@ class CLITest(unittest.TestCase):
 
     def test_call_default_image_file(self) -> None:
         self.pair()
-        code, out, err = run(["call", "--store", self.store, self.srv.url, "screenshot"])
+        code, out, err = run(["call", self.srv.url, "openlolo_screenshot"])
         self.assertEqual(code, 0, err)
         path = json.loads(out)["image_file"]
         self.addCleanup(os.remove, path)
         self.assertIn(path, err)
-        self.assertTrue(os.path.basename(path).startswith("openlolo-"))
+        self.assertTrue(os.path.basename(path).startswith("openlolo-screenshot-"))
+        self.assertIn("image written to " + path, err)
 
     def test_call_refused_exit_1(self) -> None:
         self.pair()
-        code, out, err = run(["call", "--store", self.store, self.srv.url, "openlolo_tap",
+        code, out, err = run(["call", self.srv.url, "openlolo_tap",
                               "frame_id=f-0", "geometry_epoch=7", "x=0.5", "y=0.5"])
         self.assertEqual(code, 1)
-        self.assertIn("FRAME_EXPIRED", err)
+        self.assertEqual(err, "refused: FRAME_EXPIRED: That screenshot is no longer current.\n  next: do FRAME_EXPIRED\n")
         self.assertEqual(json.loads(out)["error"]["code"], "FRAME_EXPIRED")
 
     def test_call_bad_arguments_exit_2(self) -> None:
         self.pair()
         cases = [
-            (["openlolo_tap", "x=left"], "want number"),
-            (["openlolo_tap", "bogus=1"], "has no argument 'bogus'"),
+            (["openlolo_tap", "x=left"], 'x="left": want a number'),
+            (["openlolo_tap", "bogus=1"], 'has no argument "bogus"'),
             (["openlolo_tap", "x"], "not key=value"),
-            (["openlolo_tap", "observe=maybe"], "want boolean"),
-            (["no_such_tool"], "offers no tool 'openlolo_no_such_tool'"),
+            (["openlolo_tap", "observe=maybe"], "want true or false"),
+            (["openlolo_screenshot", "max_size=1.5"], "want a whole number"),
+            (["openlolo_no_such_tool"], 'offers no tool "openlolo_no_such_tool"'),
         ]
         for extra, msg in cases:
             with self.subTest(extra=extra):
-                code, _, err = run(["call", "--store", self.store, self.srv.url] + extra)
+                code, _, err = run(["call", self.srv.url] + extra)
                 self.assertEqual(code, 2, err)
                 self.assertIn(msg, err)
 
     def test_call_unpaired_and_revoked_exit_3(self) -> None:
-        code, _, err = run(["call", "--store", self.store, self.srv.url, "status"])
+        code, _, err = run(["call", self.srv.url, "openlolo_status"])
         self.assertEqual(code, 3)
         self.assertIn("not paired", err)
         self.pair()
         self.fb.revoke_all()
-        code, _, err = run(["call", "--store", self.store, self.srv.url, "status"])
+        code, _, err = run(["call", self.srv.url, "openlolo_status", "--text"])
         self.assertEqual(code, 3)
         self.assertIn("pair again", err)
 
@@ -183,10 +188,10 @@ class CLITest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual(out2, out)
 
-    def test_fingerprint_unreachable_exit_3(self) -> None:
+    def test_fingerprint_unreachable_exit_1(self) -> None:
         self.srv.close()
         code, _, err = run(["fingerprint", self.srv.url])
-        self.assertEqual(code, 3)
+        self.assertEqual(code, 1)
         self.assertIn("reach", err)
         self.srv = fakebox.Running(self.cert, self.key)
 
