@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"image/png"
 	"sync"
-
-	"golang.org/x/image/draw"
 
 	"github.com/openlolo/openlolo/hw/phone"
 )
@@ -88,16 +85,14 @@ func (c *imageCache) encode(f *phone.Frame, format string, maxSize int) (*encode
 	}
 	var img image.Image = f.Image
 	if w != b.Dx() || h != b.Dy() {
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), f.Image, b, draw.Src, nil)
-		img = dst
+		img = downscale(f.Image, w, h)
 	}
 	var buf bytes.Buffer
 	var err error
 	if format == "png" {
 		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
 	} else {
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality})
+		err = encodeJPEG(&buf, img, jpegQuality)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode %s screenshot: %w", format, err)
