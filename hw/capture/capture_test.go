@@ -291,3 +291,52 @@ func BenchmarkContentRect1080p(b *testing.B) {
 		ContentRect(img)
 	}
 }
+
+// stripDHT removes every DHT segment before the scan, as many UVC devices
+// send their MJPEG frames.
+func stripDHT(t *testing.T, b []byte) []byte {
+	t.Helper()
+	out := append([]byte(nil), b[:2]...)
+	i := 2
+	for b[i+1] != markerSOS {
+		n := 2 + (int(b[i+2])<<8 | int(b[i+3]))
+		if b[i+1] != markerDHT {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return append(out, b[i:]...)
+}
+
+func TestMJPEGWithoutHuffmanTables(t *testing.T) {
+	t.Parallel()
+	src := image.NewRGBA(image.Rect(0, 0, 48, 32))
+	for i := range src.Pix {
+		src.Pix[i] = byte(i * 13)
+	}
+	var jb bytes.Buffer
+	if err := jpeg.Encode(&jb, src, &jpeg.Options{Quality: 80}); err != nil {
+		t.Fatal(err)
+	}
+	bare := stripDHT(t, jb.Bytes())
+	if _, has := sosOffset(bare); has {
+		t.Fatal("stripDHT left a DHT segment")
+	}
+	if _, err := jpeg.Decode(bytes.NewReader(bare)); err == nil {
+		t.Fatal("image/jpeg decoded a frame without Huffman tables; the fix is not needed")
+	}
+	got, err := Decode(&Frame{Format: Format{Pixel: MJPEG}, Data: bare})
+	if err != nil {
+		t.Fatalf("Decode(MJPEG without DHT): %v", err)
+	}
+	want, _ := jpeg.Decode(bytes.NewReader(jb.Bytes()))
+	if !bytes.Equal(got.(*image.YCbCr).Y, want.(*image.YCbCr).Y) {
+		t.Error("decoded pixels differ from the frame with its own tables")
+	}
+	if out := fixMJPEG(jb.Bytes()); &out[0] != &jb.Bytes()[0] {
+		t.Error("fixMJPEG copied a frame that has its tables")
+	}
+	if out := fixMJPEG([]byte("not a jpeg")); string(out) != "not a jpeg" {
+		t.Error("fixMJPEG changed a non-JPEG")
+	}
+}
