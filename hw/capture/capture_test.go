@@ -333,10 +333,10 @@ func TestMJPEGWithoutHuffmanTables(t *testing.T) {
 	if !bytes.Equal(got.(*image.YCbCr).Y, want.(*image.YCbCr).Y) {
 		t.Error("decoded pixels differ from the frame with its own tables")
 	}
-	if out := fixMJPEG(jb.Bytes()); &out[0] != &jb.Bytes()[0] {
-		t.Error("fixMJPEG copied a frame that has its tables")
+	if out := FixMJPEG(jb.Bytes()); &out[0] != &jb.Bytes()[0] {
+		t.Error("FixMJPEG copied a frame that has its tables")
 	}
-	if out := fixMJPEG([]byte("not a jpeg")); string(out) != "not a jpeg" {
-		t.Error("fixMJPEG changed a non-JPEG")
+	if out := FixMJPEG([]byte("not a jpeg")); string(out) != "not a jpeg" {
+		t.Error("FixMJPEG changed a non-JPEG")
 	}
 }

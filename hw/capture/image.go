@@ -11,7 +11,7 @@ import (
 func Decode(f *Frame) (image.Image, error) {
 	switch f.Format.Pixel {
 	case MJPEG:
-		img, err := jpeg.Decode(bytes.NewReader(fixMJPEG(f.Data)))
+		img, err := jpeg.Decode(bytes.NewReader(FixMJPEG(f.Data)))
 		if err != nil {
 			return nil, fmt.Errorf("capture: decode MJPEG frame %d: %w", f.Seq, err)
 		}

@@ -8,7 +8,7 @@ import (
 
 // Many UVC devices send Motion-JPEG frames without Huffman tables (DHT):
 // the format assumes the standard tables of JPEG Annex K, which
-// image/jpeg does not. fixMJPEG inserts them when a frame lacks them.
+// image/jpeg does not.
 
 // jpeg markers.
 const (
@@ -60,9 +60,9 @@ func standardDHT() []byte {
 	return out
 }
 
-// fixMJPEG returns b with the standard Huffman tables inserted before the
-// scan when it has none, else b itself.
-func fixMJPEG(b []byte) []byte {
+// FixMJPEG returns b with the standard Huffman tables inserted before the
+// scan when it has none, else b itself, so any JPEG decoder reads it.
+func FixMJPEG(b []byte) []byte {
 	sos, has := sosOffset(b)
 	if sos < 0 || has {
 		return b

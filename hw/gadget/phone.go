@@ -405,7 +405,7 @@ func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) 
 		Captured: f.Captured,
 	}
 	if f.Format.Pixel == capture.MJPEG && rect == img.Bounds() {
-		shot.JPEG = f.Data
+		shot.JPEG = capture.FixMJPEG(f.Data)
 	}
 	p.mu.Lock()
 	p.shot = shot
