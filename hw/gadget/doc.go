@@ -25,4 +25,16 @@
 // ESHUTDOWN/ENODEV/EPIPE mean the gadget went away: the writer closes the
 // node, waits for the UDC state "configured" and reopens once. Nothing is
 // written unless the UDC is configured.
+//
+// # The backend
+//
+// [Open] applies the platform's layout ([LayoutFor]: android, ios,
+// ios-relative; each with its own bcdDevice), binds it, opens the capture
+// device (hw/capture) and returns a [Phone]: hw/input's driver paces the
+// gestures over the writers. Phone.State reports "no_udc",
+// "not_configured", "no_video" or "ready" with a sentence saying what to
+// do; a monitor retries what is missing, releases every key and contact
+// when the phone (re)configures the device, and keeps the screen geometry
+// current. Open fails only where no gadget can exist (no configfs) or on
+// bad options.
 package gadget

@@ -20,11 +20,10 @@ const DefaultUDCDir = "/sys/class/udc"
 var ErrNoUDC = errors.New("gadget: no USB device controller")
 
 // UDC states as /sys/class/udc/<name>/state spells them (the subset the
-// box acts on).
+// box names).
 const (
-	StateConfigured    = "configured"
-	StateNotAttached   = "not attached"
-	StateUnknownAbsent = ""
+	StateConfigured  = "configured"
+	StateNotAttached = "not attached"
 )
 
 // UDCs lists the USB device controllers in dir ("" means DefaultUDCDir),
@@ -77,7 +76,7 @@ func UDCState(dir, udc string) string {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, udc, "state"))
 	if err != nil {
-		return StateUnknownAbsent
+		return ""
 	}
 	return strings.TrimSpace(string(b))
 }
