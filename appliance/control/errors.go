@@ -141,7 +141,7 @@ func notDispatched(err error) bool {
 	return errors.As(err, &ce) && ce.Code != CodeOutcomeUnknown && ce.Code != CodeInputFailed
 }
 
-// RateLimited is the error for a call refused by the rate window.
+// rateLimited is the error for a call refused by the rate window.
 func rateLimited(wait time.Duration) *Error {
 	e := Errorf(CodeRateLimited, "this client made too many calls in the last minute; the call did not run")
 	e.RetryAfterMS = max(1, wait.Milliseconds())

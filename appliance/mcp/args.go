@@ -374,6 +374,9 @@ func (a screenshotArgs) check() (string, int, *control.Error) {
 
 type appsArgs struct {
 	Query string `json:"query,omitempty"`
+	// IncludeHidden is accepted for the Python box's clients; this box's
+	// catalog has no hidden apps.
+	IncludeHidden bool `json:"include_hidden,omitempty"`
 }
 
 type opStatusArgs struct {

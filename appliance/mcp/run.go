@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/control"
-	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -52,10 +52,7 @@ func (h *Handler) status(ctx context.Context, c call) result {
 	return result{answer: a}
 }
 
-func epochString(e uint64) string {
-	b, _ := json.Marshal(e)
-	return string(b)
-}
+func epochString(e uint64) string { return strconv.FormatUint(e, 10) }
 
 func (h *Handler) capabilities(ctx context.Context, c call) result {
 	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
@@ -527,5 +524,3 @@ func (h *Handler) openURL(ctx context.Context, c call) result {
 		return h.steps(ctx, fns...)
 	})
 }
-
-var _ = oauth.ScopePhoneRead

@@ -84,7 +84,7 @@ func catalog() []*tool {
 			run:    (*Handler).screenshot, say: sayFrame},
 		{name: "openlolo_apps", title: "Known apps", scope: r, ann: readAnn("Known apps"),
 			desc:   "The apps this box can launch (bundle id and name), filtered by query (a case-insensitive part of the name or bundle id). openlolo_launch_app takes either.",
-			input:  object(nil, schema{"query": str("Part of an app's name or bundle id; empty lists all.", maxQuery)}),
+			input:  object(nil, schema{"query": str("Part of an app's name or bundle id; empty lists all.", maxQuery), "include_hidden": boolean("Accepted for compatibility; this box lists no hidden apps.", false)}),
 			output: output(false, schema{"apps": schema{"type": "array"}, "query": schema{"type": "string"}, "matched": schema{"type": "integer"}}),
 			run:    (*Handler).apps, say: func(a control.Answer) string { return "Apps listed in the structured answer." }},
 		{name: "openlolo_device_info", title: "Device info", scope: r, ann: readAnn("Device info"),
