@@ -43,7 +43,7 @@ var modules = []string{
 // expected lists every check the guest must report; a missing one counts
 // as failed (the guest crashed or hung before it).
 var expected = []string{
-	"phone-open-android", "phone-state-android", "gadget-reconcile-idempotent",
+	"phone-open-android", "phone-state-android", "gadget-reconcile-idempotent", "gadget-attributes",
 	"keyboard-type-Hi!", "touch-android-direct", "touch-android-tap",
 	"consumer-home", "consumer-volume-up", "phone-screenshot", "input-not-reading", "input-rebind-recovers",
 	"phone-close-android",

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/gadget"
@@ -61,6 +62,7 @@ func (s *suite) gadgetChecks(ctx context.Context, out map[string][]byte) {
 	s.report("gadget-reconcile-idempotent", err == nil && !changed && p.State().Code == "ready",
 		"changed=%v err=%v state=%q", changed, err, p.State().Code)
 
+	s.attributes()
 	s.keyboard(ctx, p)
 	s.touchAndroid(ctx, p)
 	s.consumer(ctx, p)
@@ -287,4 +289,38 @@ func epochOf(f *phone.Frame) uint64 {
 		return 0
 	}
 	return f.Geometry.Epoch
+}
+
+// attributes reads back what the kernel's configfs kept: power, identity
+// and the optional no_out_endpoint where this kernel has it.
+func (s *suite) attributes() {
+	g := filepath.Join(gadget.DefaultConfigFS, "openlolo")
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(g, p))
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return strings.TrimSpace(string(b))
+	}
+	want := map[string]string{
+		"configs/c.1/MaxPower":       "100",
+		"configs/c.1/bmAttributes":   "0xc0",
+		"strings/0x409/product":      "openlolo box",
+		"strings/0x409/serialnumber": "kerneltest",
+		"bcdDevice":                  "0x0101",
+	}
+	var bad []string
+	for p, v := range want {
+		if got := read(p); got != v {
+			bad = append(bad, fmt.Sprintf("%s=%q (want %q)", p, got, v))
+		}
+	}
+	noOut := "absent on this kernel"
+	if _, err := os.Stat(filepath.Join(g, "functions/hid.keyboard/no_out_endpoint")); err == nil {
+		noOut = read("functions/hid.keyboard/no_out_endpoint")
+		if noOut != "1" {
+			bad = append(bad, "no_out_endpoint="+noOut)
+		}
+	}
+	s.report("gadget-attributes", len(bad) == 0, "MaxPower 100 mA, self-powered, identity ok; no_out_endpoint %s %v", noOut, bad)
 }
