@@ -111,6 +111,7 @@ const (
 func TestLeaseBusyAndLapse(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
+	start, _ := e.svc.Watch(ctx, bob, control.WatchRequest{})
 	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
 	if l := e.svc.Lease(); l.Holder != "alice" || !l.Expires.Equal(e.clock.Now().Add(90*time.Second)) {
 		t.Fatalf("lease after alice's input = %+v", l)
@@ -128,6 +129,21 @@ func TestLeaseBusyAndLapse(t *testing.T) {
 		t.Fatalf("lease at 90 s = %+v, want lapsed", l)
 	}
 	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), "")
+	var events []string
+	cursor := start.Cursor
+	for len(events) < 3 {
+		res, err := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: cursor, Wait: time.Second, Kinds: []string{"control"}})
+		if err != nil || len(res.Events) == 0 {
+			break
+		}
+		for _, ev := range res.Events {
+			events = append(events, fmt.Sprint(ev["event"], "/", ev["client"]))
+		}
+		cursor = res.Cursor
+	}
+	if want := "[acquired/alice's script lapsed/alice's script acquired/bob's agent]"; fmt.Sprint(events) != want {
+		t.Fatalf("control events %v, want %s", events, want)
+	}
 	if e.ph.Inputs() != 2 {
 		t.Fatalf("phone saw %d inputs, want 2", e.ph.Inputs())
 	}
