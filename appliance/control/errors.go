@@ -45,6 +45,7 @@ type Error struct {
 	RetryAfterMS int64    `json:"retry_after_ms,omitempty"`
 }
 
+// Error returns the code and the message.
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // codeGuide gives, per code, whether retrying the same call can work and

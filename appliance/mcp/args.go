@@ -81,6 +81,7 @@ func typeWord(goType string) string {
 // string or the number.
 type epoch string
 
+// UnmarshalJSON takes a string or an unsigned integer.
 func (e *epoch) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
