@@ -522,3 +522,30 @@ func TestAccessExpiringOnce(t *testing.T) {
 		t.Fatalf("bob saw alice's access event: %v", other.Events)
 	}
 }
+
+// TestRefusalsAreNotJournaled: a control command refused before it ran
+// keeps its operation_id free, so the same call works once the refusal no
+// longer holds.
+func TestRefusalsAreNotJournaled(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
+	acquire := func(c control.Client) control.Call {
+		return control.Call{Client: c, Tool: "openlolo_control", OperationID: id2, Args: "acquire",
+			Check: func() *control.Error { return e.svc.CheckCommand(c, "acquire") },
+			Run:   func(ctx context.Context) (map[string]any, error) { return e.svc.ControlCommand(ctx, c, "acquire") }}
+	}
+	wantCode(t, e.svc.Do(ctx, acquire(bob)), control.CodeControlBusy)
+	if _, err := e.svc.OperationStatus(ctx, bob, id2); err == nil {
+		t.Fatal("a refused acquire was journaled")
+	}
+	e.clock.Advance(91 * time.Second)
+	a := e.svc.Do(ctx, acquire(bob))
+	wantCode(t, a, "")
+	if a.Fields["replayed"] == true || e.svc.Lease().Holder != "bob" {
+		t.Fatalf("retry after the lapse: %+v, lease %+v", a, e.svc.Lease())
+	}
+	if err := e.svc.CheckCommand(alice, "dance"); err == nil || err.Code != control.CodeInvalidArguments {
+		t.Fatalf("unknown command: %v", err)
+	}
+}

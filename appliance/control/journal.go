@@ -29,6 +29,10 @@ type Call struct {
 	// Frame, for touches, is checked when the call is accepted and again
 	// just before it runs.
 	Frame *FrameRef
+	// Check, when set, refuses the call before it is journaled (so the
+	// same operation_id may be sent again once the refusal no longer
+	// holds), as the input rules do for input calls.
+	Check func() *Error
 	// Run performs the action and returns the answer's fields. Its ctx
 	// is cancelled by pause or openlolo_cancel.
 	Run func(ctx context.Context) (map[string]any, error)
@@ -102,6 +106,11 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		return refuse(Errorf(CodeInternal, "the journal could not be read: %v", err))
 	}
 
+	if call.Check != nil {
+		if e := call.Check(); e != nil {
+			return refuse(e)
+		}
+	}
 	s.mu.Lock()
 	if _, ok := s.pending[id]; ok { // raced with the same id
 		s.mu.Unlock()

@@ -55,6 +55,28 @@ func (s *Service) takeLocked(c Client) *Error {
 	return nil
 }
 
+// CheckCommand tells, without changing anything, whether c's
+// openlolo_control command would be refused now, and why.
+func (s *Service) CheckCommand(c Client, command string) *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lapseLocked()
+	other := s.lease.holder != "" && s.lease.holder != c.ID
+	switch command {
+	case "acquire", "resume", "renew", "release":
+		if other {
+			e := Errorf(CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
+			e.RetryAfterMS = max(1, s.lease.expires.Sub(s.now()).Milliseconds())
+			return e
+		}
+		if command == "renew" && s.lease.holder == "" {
+			return Errorf(CodeControlRequired, "you do not hold control, so there is nothing to renew")
+		}
+		return nil
+	}
+	return Errorf(CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
+}
+
 // controlCommand runs openlolo_control's command for c.
 func (s *Service) controlCommand(ctx context.Context, c Client, command string) (map[string]any, error) {
 	s.mu.Lock()

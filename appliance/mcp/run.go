@@ -228,6 +228,7 @@ func (h *Handler) control(ctx context.Context, c call) result {
 	}
 	args.OperationID = ""
 	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: "openlolo_control", OperationID: id, Args: args,
+		Check: func() *control.Error { return h.ctl.CheckCommand(c.client, args.Command) },
 		Run: func(ctx context.Context) (map[string]any, error) {
 			return h.ctl.ControlCommand(ctx, c.client, args.Command)
 		}})
@@ -252,6 +253,10 @@ func (h *Handler) cancel(ctx context.Context, c call) result {
 	}
 	args.OperationID = ""
 	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: "openlolo_cancel", OperationID: id, Args: args,
+		Check: func() *control.Error {
+			_, e := h.ctl.OperationStatus(ctx, c.client, target)
+			return e
+		},
 		Run: func(ctx context.Context) (map[string]any, error) {
 			return h.ctl.Cancel(ctx, c.client, target)
 		}})
