@@ -30,12 +30,12 @@ func (s shell) run(ctx context.Context, cmd string) (string, int, error) {
 		return "", -1, fmt.Errorf("shell: dial %s: %w", s.addr, err)
 	}
 	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	} else {
-		conn.SetDeadline(time.Now().Add(time.Minute))
+	dl := time.Now().Add(time.Minute)
+	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
+		dl = d
 	}
-	line := "echo __OL\"\"BEGIN__; " + cmd + "; echo __OL\"\"END__$?\n"
+	conn.SetDeadline(dl)
+	line := shellLine(cmd)
 	if _, err := conn.Write([]byte(line)); err != nil {
 		return "", -1, fmt.Errorf("shell: send: %w", err)
 	}
@@ -53,6 +53,17 @@ func (s shell) run(ctx context.Context, cmd string) (string, int, error) {
 			return string(clean), -1, fmt.Errorf("shell: %q: %w", cmd, err)
 		}
 	}
+}
+
+// shellLine is the one input line that runs cmd between the markers. One
+// line, so the terminal's echo of it comes before any output; a cmd that
+// ends in "&" takes no ";" after it.
+func shellLine(cmd string) string {
+	sep := " ;"
+	if strings.HasSuffix(strings.TrimSpace(cmd), "&") {
+		sep = ""
+	}
+	return "echo __OL\"\"BEGIN__; { " + cmd + sep + " } 2>&1; echo __OL\"\"END__$?\n"
 }
 
 // stripTelnet removes telnet option negotiation (IAC sequences) and CRs.

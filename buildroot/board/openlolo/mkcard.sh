@@ -6,7 +6,9 @@
 #
 # DIR holds rootfs.squashfs and boot/ (firmware, kernel, initramfs, DTBs).
 # Environment: CONFIG_EXTRA (lines appended to config.txt), GADGET_DTBS (DTB
-# file names whose OTG port is switched to peripheral mode), SOURCE_DATE_EPOCH.
+# file names whose OTG port is switched to peripheral mode), CONSOLE (the
+# serial console argument, default console=ttyS1,115200: the mini UART in the
+# upstream device trees), SOURCE_DATE_EPOCH.
 # Writes DIR/openlolo-VERSION-rpi.img and its .sha256. Same inputs, same bytes.
 set -eu
 [ $# -eq 2 ] || { echo "usage: mkcard.sh DIR VERSION" >&2; exit 2; }
@@ -37,7 +39,7 @@ for d in ${GADGET_DTBS:-}; do
 done
 dtc -q -@ -I dts -O dtb -o "$boot/overlays/dwc2-peripheral.dtbo" "$here/dwc2-peripheral.dts"
 { cat "$here/config.txt"; printf '%s\n' "${CONFIG_EXTRA:-}"; } > "$boot/config.txt"
-sed "s/@DISK_SIGNATURE@/$sig/g" "$here/cmdline.txt" > "$boot/cmdline.txt"
+sed -e "s/@DISK_SIGNATURE@/$sig/g" -e "s/@CONSOLE@/${CONSOLE:-console=ttyS1,115200}/g" "$here/cmdline.txt" > "$boot/cmdline.txt"
 cat > "$boot/openlolo/README.txt" <<TXT
 openlolo $version
 

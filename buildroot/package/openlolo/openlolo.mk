@@ -1,0 +1,25 @@
+################################################################################
+#
+# openlolo
+#
+################################################################################
+
+# The source is this repository. Buildroot does not vendor a local package,
+# so buildroot/build.sh makes a snapshot with vendor/ and passes it as
+# OPENLOLO_OVERRIDE_SRCDIR; without it the repository itself is used and
+# must hold vendor/ (go mod vendor).
+OPENLOLO_VERSION = $(or $(OPENLOLO_IMAGE_VERSION),dev)
+OPENLOLO_SITE = $(BR2_EXTERNAL_OPENLOLO_PATH)/..
+OPENLOLO_SITE_METHOD = local
+OPENLOLO_GOMOD = github.com/openlolo/openlolo
+OPENLOLO_BUILD_TARGETS = cmd/openlolo
+OPENLOLO_TAGS = osusergo netgo sqlite_omit_load_extension
+# -static goes in EXTLDFLAGS: Go keeps only the last -extldflags, and the
+# infrastructure adds its own after LDFLAGS (a binary that silently comes
+# out dynamic otherwise).
+OPENLOLO_EXTLDFLAGS = -static
+OPENLOLO_LDFLAGS = -X main.version=$(OPENLOLO_VERSION)
+OPENLOLO_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = \
+	--exclude out --exclude bin --exclude .cache --exclude .state --exclude buildroot/output
+
+$(eval $(golang-package))
