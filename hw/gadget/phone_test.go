@@ -366,3 +366,21 @@ func TestPhoneClose(t *testing.T) {
 		t.Errorf("gadget bound to %q after Close, want it left bound (no TeardownOnClose)", u)
 	}
 }
+
+func TestBoundStateUnbound(t *testing.T) {
+	t.Parallel()
+	k := newFakeKernel(t, Android, StateConfigured)
+	b, err := Setup{Platform: Android, ConfigFS: k.configfs, UDCDir: k.udcDir, DevDir: k.devDir}.Apply(context.Background(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := b.State(); s != StateConfigured {
+		t.Fatalf("State = %q, want configured", s)
+	}
+	// Unbinding leaves the controller's state file at "configured" on
+	// some UDCs (dummy_hcd); the gadget's own UDC attribute tells.
+	os.WriteFile(filepath.Join(k.configfs, "openlolo", "UDC"), []byte("\n"), 0o644)
+	if s := b.State(); s != StateUnbound {
+		t.Errorf("State after unbind = %q, want %q", s, StateUnbound)
+	}
+}

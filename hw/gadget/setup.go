@@ -112,9 +112,19 @@ func (s Setup) Apply(ctx context.Context, wait time.Duration) (*Bound, error) {
 	return b, nil
 }
 
+// StateUnbound is what Bound.State reports when the gadget is no longer
+// bound to its UDC (someone wrote UDC): the controller's own state file
+// may still say "configured" then.
+const StateUnbound = "unbound"
+
 // State reads the bound UDC's state ("configured" when the phone has set
-// the device up).
-func (b *Bound) State() string { return UDCState(b.udcs, b.UDC) }
+// the device up), or StateUnbound when the gadget left the UDC.
+func (b *Bound) State() string {
+	if u, err := b.r.Bound(b.Layout.Name); err != nil || u != b.UDC {
+		return StateUnbound
+	}
+	return UDCState(b.udcs, b.UDC)
+}
 
 // Teardown unbinds and removes the gadget. Close writers first.
 func (b *Bound) Teardown() error { return b.r.Teardown(b.Layout.Name) }

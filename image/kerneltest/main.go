@@ -45,7 +45,7 @@ var modules = []string{
 var expected = []string{
 	"phone-open-android", "phone-state-android", "gadget-reconcile-idempotent", "gadget-attributes",
 	"keyboard-type-Hi!", "touch-android-direct", "touch-android-tap",
-	"consumer-home", "consumer-volume-up", "phone-screenshot", "input-not-reading", "input-rebind-recovers",
+	"consumer-home", "consumer-volume-up", "phone-screenshot", "input-not-reading", "input-rebind-recovers", "input-gadget-gone-recovers",
 	"phone-close-android",
 	"phone-open-ios", "phone-state-ios", "absmouse-ios-click",
 	"phone-open-ios-relative", "phone-state-ios-relative", "relmouse-ios-relative-tap",

@@ -68,6 +68,7 @@ func (s *suite) gadgetChecks(ctx context.Context, out map[string][]byte) {
 	s.consumer(ctx, p)
 	s.screenshot(ctx, p, out)
 	s.notReading(ctx, p)
+	s.gadgetGone(ctx, p)
 	s.report("phone-close-android", p.Close() == nil && p.State().Code == "closed", "state %q", p.State().Code)
 
 	// Switching the profile reconciles the pointer function and rebinds.
@@ -323,4 +324,31 @@ func (s *suite) attributes() {
 		}
 	}
 	s.report("gadget-attributes", len(bad) == 0, "MaxPower 100 mA, self-powered, identity ok; no_out_endpoint %s %v", noOut, bad)
+}
+
+// gadgetGone unbinds the gadget from its UDC under the running backend
+// (as a cable pull does to the phone's view), binds it again, and expects
+// the backend's writers to reopen their nodes and type again.
+func (s *suite) gadgetGone(ctx context.Context, p *gadget.Phone) {
+	udc := filepath.Join(gadget.DefaultConfigFS, "openlolo", "UDC")
+	if err := os.WriteFile(udc, []byte("\n"), 0o644); err != nil {
+		s.report("input-gadget-gone-recovers", false, "unbind: %v", err)
+		return
+	}
+	gone := waitFor(5*time.Second, func() bool { return p.State().Code == "not_configured" })
+	if _, err := p.Type(ctx, "a"); err == nil {
+		s.report("input-gadget-gone-recovers", false, "typing while unbound succeeded")
+		return
+	}
+	if err := os.WriteFile(udc, []byte("dummy_udc.0"), 0o644); err != nil {
+		s.report("input-gadget-gone-recovers", false, "bind: %v", err)
+		return
+	}
+	s.check("input-gadget-gone-recovers", ifKeyboard, gadget.DeviceAndroid, func() error {
+		_, err := p.Type(ctx, "a")
+		return err
+	}, func(evs []event) (bool, string) {
+		ok := gone && has(evs, evKey, keyA, 1) && has(evs, evKey, keyA, 0)
+		return ok, fmt.Sprintf("state went not_configured %v; KEY_A press+release after rebind %v", gone, has(evs, evKey, keyA, 1))
+	})
 }
