@@ -81,7 +81,11 @@ func cliPair(t *testing.T, tb *testBox, store, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, openloloBin(t), "pair", tb.URL, "--name", name)
+	args := []string{"pair", tb.URL}
+	if name != defaultClientName() {
+		args = append(args, "--name", name)
+	}
+	cmd := exec.CommandContext(ctx, openloloBin(t), args...)
 	cmd.Env = append(os.Environ(), "OPENLOLO_STORE="+store)
 	cmd.Stdin = strings.NewReader("y\n")
 	var out bytes.Buffer
