@@ -335,6 +335,13 @@ class Box:
 
     # ------------------------------------------------------------ the bearer
 
+    def refresh(self) -> BoxEntry:
+        """Refresh the access token now, under the token store's lock (a
+        token another process stored meanwhile is taken instead). The new
+        pair is stored before it is used."""
+        self._access_token(True)
+        return self.entry
+
     def _access_token(self, force: bool) -> str:
         e = self.entry
         if not force and not e.expired(self._clock()):

@@ -1,0 +1,304 @@
+"""End to end against the real box: `openlolo serve` (the Go binary, on the
+simulated iPhone), claimed and approved by an owner on its own box page.
+
+The binary is $OPENLOLO_BIN, default bin/openlolo at the repository root
+(`make build`). Without it these tests are skipped, saying so.
+"""
+
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+from typing import List, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PKG = os.path.dirname(HERE)
+sys.path.insert(0, PKG)
+
+import boxproc  # noqa: E402
+import openlolo  # noqa: E402
+from openlolo import Box, TokenStore  # noqa: E402
+
+PASSPHRASE = "correct horse battery staple"
+# The simulated iPhone's home screen (hw/sim/layout.go, in points on a
+# 393-point-wide screen): Notes is the first icon of the third row.
+NOTES_X_PT, NOTES_Y_PT, SCREEN_PT = 393.0 / 8, 78.0 + 2 * 104.0 + 31.0, 393.0
+NOTE_TOP_PT, NOTE_MARGIN_PT = 150.0, 20.0
+
+
+def setUpModule() -> None:
+    if not os.path.exists(boxproc.binary()):
+        raise unittest.SkipTest("end-to-end tests need the box binary %s: run `make build` first, or set OPENLOLO_BIN" % boxproc.binary())
+
+
+def dark_pixels(png: bytes, top_pt: float, bottom_pt: float) -> int:
+    """How many near-black pixels (text) the screenshot has between two
+    heights, inside the note margins."""
+    w, h, rows = boxproc.decode_png(png)
+    s = w / SCREEN_PT
+    n = 0
+    for y in range(int(top_pt * s), min(h, int(bottom_pt * s))):
+        row = rows[y]
+        for x in range(int(NOTE_MARGIN_PT * s), w - int(NOTE_MARGIN_PT * s)):
+            r, g, b = row[3 * x], row[3 * x + 1], row[3 * x + 2]
+            if r < 110 and g < 110 and b < 110:
+                n += 1
+    return n
+
+
+def white_share(png: bytes) -> float:
+    w, h, rows = boxproc.decode_png(png)
+    total = white = 0
+    for y in range(int(h * 0.55), int(h * 0.9), 3):
+        row = rows[y]
+        for x in range(0, w, 3):
+            total += 1
+            if row[3 * x] > 245 and row[3 * x + 1] > 245 and row[3 * x + 2] > 245:
+                white += 1
+    return white / total
+
+
+class E2ETest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="openlolo-e2e-")
+        self.state = os.path.join(self.tmp, "state")
+        self.box = boxproc.BoxProcess(self.state)
+        self.addCleanup(self._stop)
+        self.owner = boxproc.Owner(self.box)
+        self.owner.claim(self.box.setup_code, PASSPHRASE)
+        self.store_path = os.path.join(self.tmp, "config", "openlolo", "boxes.json")
+        self.store = TokenStore(self.store_path)
+
+    def _stop(self) -> None:
+        self.box.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def pair(self, name: str, pin: Optional[str] = None) -> Box:
+        """Pair with the Python SDK while the owner approves on the Access page."""
+        codes: "queue.Queue[str]" = queue.Queue()
+        box = Box(self.box.url, store=self.store)
+        errors: List[BaseException] = []
+
+        def run() -> None:
+            try:
+                box.pair(pin=pin or self.box.spki, client_name=name, prompt=lambda msg, code, link: codes.put(msg))
+            except BaseException as e:  # reported below
+                errors.append(e)
+                codes.put("")
+
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        msg = codes.get(timeout=60)
+        self.assertFalse(errors, errors)
+        m = re.fullmatch(r"Approve '(.*)' on the box page \(Access\)\. Code ([A-Z0-9]{4}-[A-Z0-9]{4})\.", msg)
+        self.assertIsNotNone(m, msg)
+        self.assertEqual(m.group(1), name)
+        self.owner.approve(m.group(2))
+        t.join(60)
+        self.assertFalse(t.is_alive(), "pairing did not finish after approval")
+        self.assertFalse(errors, errors)
+        return box
+
+    def env(self, **extra: str) -> dict:
+        env = dict(os.environ, OPENLOLO_STORE=self.store_path, XDG_CONFIG_HOME=os.path.join(self.tmp, "config"),
+                   PYTHONPATH=PKG + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env.update(extra)
+        return env
+
+    def go(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run([boxproc.binary()] + list(args), env=self.env(), capture_output=True, text=True, timeout=timeout)
+
+    def py_cli(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "openlolo"] + list(args), env=self.env(), capture_output=True, text=True, timeout=timeout)
+
+    # ------------------------------------------------------------------
+
+    def test_pair_screenshot_tap_notes_type_read_back(self) -> None:
+        box = self.pair("e2e.py on ci")
+        st = box.status()
+        self.assertEqual(st["you"]["client_name"], "e2e.py on ci")
+        self.assertEqual(sorted(st["you"]["scopes"]), ["phone:control", "phone:read"])
+        box.button("home", observe=False)
+        home = box.screenshot(format="png", max_size=852)
+        self.assertEqual(home.mime_type, "image/png")
+        self.assertIsInstance(home.frame.epoch, str)
+        self.assertLess(white_share(home.image), 0.2)  # the dark wallpaper
+        w, h = home.frame.width, home.frame.height
+        res = box.tap(home.frame, NOTES_X_PT / SCREEN_PT, NOTES_Y_PT / SCREEN_PT * w / h, settle=0.3)
+        self.assertEqual(res.status, "ok")
+        self.assertTrue(res.structured["dispatched"])
+        notes = box.screenshot(format="png", max_size=852)
+        self.assertGreater(white_share(notes.image), 0.95, "the Notes icon tap did not open Notes")
+        before = dark_pixels(notes.image, NOTE_TOP_PT, 600)
+        box.type_text("hello from python", observe=False)
+        after = box.screenshot(format="png", max_size=852)
+        first = dark_pixels(after.image, NOTE_TOP_PT, NOTE_TOP_PT + 26)
+        self.assertGreater(first, before + 50, "no typed text on the note's first line")
+        box.type_text(" and a few more words to read back", observe=False)
+        more = box.screenshot(format="png", max_size=852)
+        self.assertGreater(dark_pixels(more.image, NOTE_TOP_PT, 600), first + 100)
+        self.assertEqual(box.control("release").status, "ok")
+
+    def test_readme_example_runs_as_written(self) -> None:
+        with open(os.path.join(PKG, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+        self.assertLessEqual(len(code.strip().splitlines()), 10)
+        work = os.path.join(self.tmp, "work")
+        os.mkdir(work)
+        with open(os.path.join(work, "example.py"), "w", encoding="utf-8") as f:
+            f.write(code)
+        p = subprocess.Popen([sys.executable, "example.py"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=self.env(OPENLOLO_BOX=self.box.url, OPENLOLO_PIN=self.box.fingerprint))
+        try:
+            err = boxproc.Lines(p.stderr)
+            m = err.wait_for(r"Approve 'example\.py on .*' on the box page \(Access\)\. Code ([A-Z0-9]{4}-[A-Z0-9]{4})\.", 60)
+            self.owner.approve(m.group(1))
+            self.assertEqual(p.wait(90), 0, err.seen)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            p.stderr.close()
+        with open(os.path.join(work, "screen.jpg"), "rb") as f:
+            self.assertEqual(f.read(3), b"\xff\xd8\xff")
+        # What the example typed is on the note.
+        box = Box(self.box.url, store=self.store)
+        shot = box.screenshot(format="png", max_size=852)
+        self.assertGreater(white_share(shot.image), 0.95)
+        self.assertGreater(dark_pixels(shot.image, NOTE_TOP_PT, NOTE_TOP_PT + 26), 50)
+
+    def test_interop_with_go_cli_and_concurrent_refreshes(self) -> None:
+        # Paired by the Go CLI ...
+        p = subprocess.Popen([boxproc.binary(), "pair", "--yes", "--name", "go-cli on ci", self.box.url],
+                             env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            err = boxproc.Lines(p.stderr)
+            m = err.wait_for(r"Code ([A-Z0-9]{4}-[A-Z0-9]{4})\.", 60)
+            self.owner.approve(m.group(1))
+            self.assertEqual(p.wait(60), 0, err.seen)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            p.stderr.close()
+        go_entry = self.store.get(self.box.url)
+        self.assertEqual(go_entry.fingerprint, self.box.fingerprint)
+        # ... used and refreshed by the Python SDK ...
+        py = Box(self.box.url, store=self.store)
+        self.assertEqual(py.status()["you"]["client_name"], "go-cli on ci")
+        refreshed = py.refresh()
+        self.assertNotEqual(refreshed.refresh_token, go_entry.refresh_token)
+        self.assertEqual(self.store.get(self.box.url).refresh_token, refreshed.refresh_token)
+        # ... and by the Go CLI again (its token expired in the store).
+        expire = os.path.join(self.tmp, "expire.py")
+        with open(expire, "w") as f:
+            f.write(
+                "import sys\nfrom openlolo.store import TokenStore\n"
+                "def f(e):\n    e.expires_at = 1.0\n    return e\n"
+                "TokenStore(sys.argv[1]).update(sys.argv[2], f)\n"
+            )
+        subprocess.run([sys.executable, expire, self.store_path, self.box.url], env=self.env(), check=True)
+        r = self.go("call", self.box.url, "openlolo_status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["status"], "ok")
+        after_go = self.store.get(self.box.url)
+        self.assertNotEqual(after_go.refresh_token, refreshed.refresh_token)
+        # Two processes of each, refreshing the one grant concurrently.
+        py_loop = (
+            "import sys\nfrom openlolo import Box, TokenStore\nfrom openlolo.store import TokenStore as T\n"
+            "url, path = sys.argv[1], sys.argv[2]\n"
+            "def f(e):\n    e.expires_at = 1.0\n    return e\n"
+            "for i in range(4):\n"
+            "    T(path).update(url, f)\n"
+            "    assert Box(url, store=TokenStore(path)).status()['status'] == 'ok'\n"
+        )
+        go_loop = 'for i in 1 2 3 4; do "$PY" "$EXPIRE" "$STORE" "$URL" && "$BIN" call "$URL" openlolo_status >/dev/null || exit 1; done'
+        procs = [subprocess.Popen([sys.executable, "-c", py_loop, self.box.url, self.store_path], env=self.env(),
+                                  stderr=subprocess.PIPE) for _ in range(2)]
+        procs += [subprocess.Popen(["sh", "-c", go_loop], stderr=subprocess.PIPE,
+                                   env=self.env(PY=sys.executable, EXPIRE=expire, STORE=self.store_path, URL=self.box.url, BIN=boxproc.binary()))
+                  for _ in range(2)]
+        for proc in procs:
+            _, perr = proc.communicate(timeout=180)
+            self.assertEqual(proc.returncode, 0, perr.decode(errors="replace"))
+        # The grant survived, the store is valid, and both clients still work.
+        with open(self.store_path, encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(list(doc["boxes"]), [self.box.url])
+        self.assertEqual(py.status()["status"], "ok")
+        r = self.go("call", self.box.url, "openlolo_status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        img = os.path.join(self.tmp, "cli.jpg")
+        r = self.py_cli("call", self.box.url, "openlolo_screenshot", "--out", img)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["image_file"], img)
+        self.assertIn("go-cli on ci", self.owner.access_page())
+
+    def test_pin_mismatch_after_rotate_cert(self) -> None:
+        box = self.pair("rotate.py on ci")
+        self.assertEqual(box.status()["status"], "ok")
+        old = self.box.fingerprint
+        port = self.box.port
+        self.box.stop()
+        self.box = boxproc.BoxProcess(self.state, port=port, rotate=True)
+        self.assertEqual(self.box.port, port)
+        self.assertNotEqual(self.box.fingerprint, old)
+        with self.assertRaises(openlolo.PinMismatch) as cm:
+            Box(self.box.url, store=self.store).status()
+        self.assertEqual((cm.exception.want, cm.exception.got), (old, self.box.fingerprint))
+        r = self.py_cli("call", self.box.url, "openlolo_status")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("pin mismatch", r.stderr)
+        r = self.go("call", self.box.url, "openlolo_status")
+        self.assertEqual(r.returncode, 3, r.stderr)
+
+    def test_revoked_grant(self) -> None:
+        box = self.pair("revoked.py on ci")
+        self.assertEqual(box.status()["status"], "ok")
+        self.owner.revoke(box.entry.client_id)
+        with self.assertRaises(openlolo.GrantRevoked):
+            box.status()
+        r = self.py_cli("call", self.box.url, "openlolo_status")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("pair again", r.stderr)
+
+    def test_rate_limited_and_frame_expired(self) -> None:
+        box = self.pair("limits.py on ci")
+        box.button("home", observe=False)
+        old = box.screenshot()
+        w, h = old.frame.width, old.frame.height
+        box.tap(old.frame, NOTES_X_PT / SCREEN_PT, NOTES_Y_PT / SCREEN_PT * w / h, settle=0.3, observe=False)
+        new = box.screenshot()  # Notes is open: a new frame
+        self.assertNotEqual(new.frame.id, old.frame.id)
+        with self.assertRaises(openlolo.FrameExpired) as cm:
+            box.tap(old.frame, 0.5, 0.5)
+        self.assertEqual(cm.exception.code, "FRAME_EXPIRED")
+        self.assertFalse(cm.exception.dispatched)
+        self.assertTrue(cm.exception.next_steps)
+        self.assertEqual(box.tap(new.frame, 0.5, 0.5, observe=False).status, "ok")
+        limited = None
+        for _ in range(130):
+            try:
+                box.call("openlolo_device_info")
+            except openlolo.RateLimited as e:
+                limited = e
+                break
+        self.assertIsNotNone(limited, "130 calls in a row were never rate-limited")
+        self.assertEqual(limited.code, "RATE_LIMITED")
+        self.assertGreater(limited.retry_after, 0)
+        self.assertLessEqual(limited.retry_after, 60)
+        self.assertTrue(limited.retryable)
+
+
+if __name__ == "__main__":
+    unittest.main()
