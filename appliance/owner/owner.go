@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html/template"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,13 @@ type Config struct {
 	// Info describes the box for the Status and Connect pages; nil shows
 	// blanks.
 	Info func() BoxInfo
+	// Tailnet is the remote entry the Settings page shows and switches;
+	// nil when the box has none.
+	Tailnet Tailnet
+	// Visitor returns the tailnet login of a request that came over the
+	// remote entry (WhoIs); nil, or false, elsewhere. A visit from the
+	// linked login (Settings) is an owner session.
+	Visitor func(r *http.Request) (login string, ok bool)
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string
