@@ -1,0 +1,222 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// SettingTailnetLogin is the settings key of the tailnet login the owner
+// linked: visits from it on the remote entry are owner sessions.
+const SettingTailnetLogin = "tailnet.owner_login"
+
+// Tailnet is what the Settings page needs from the remote entry. An
+// adapter in the appliance package implements it over entry.Tailnet.
+type Tailnet interface {
+	// TailnetStatus is the remote entry's state now.
+	TailnetStatus() TailnetView
+	// SetTailnet turns the remote entry on or off and remembers the
+	// choice across restarts.
+	SetTailnet(ctx context.Context, on bool) error
+	// TailnetLogin joins the tailnet with a pasted auth key, which is not
+	// kept.
+	TailnetLogin(ctx context.Context, authKey string) error
+	// TailnetLogout logs the node out of its tailnet.
+	TailnetLogout(ctx context.Context) error
+}
+
+// TailnetView is the remote entry as the Settings and Status pages show
+// it.
+type TailnetView struct {
+	Enabled bool
+	State   string // entry.Tailnet* state, "off" when not enabled
+	Reason  string // why it is not running, a sentence
+	DNSName string // <name>.<tailnet>.ts.net
+	IPs     []string
+	AuthURL string // where to log the node in, while it needs a login
+	Funnel  bool
+}
+
+// settingsPage is the Settings page.
+type settingsPage struct {
+	basePage
+	HasTailnet bool
+	Tailnet    TailnetView
+	Visitor    string // the tailnet login of this visit; "" on the LAN
+	Linked     string // the linked tailnet login
+	Done       string
+	Error      string
+}
+
+// settingsRoutes registers the Settings page with Routes' handle.
+func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
+	handle("GET /settings", p.owner(p.settings))
+	handle("POST /settings/tailnet", p.owner(p.tailnetSwitch))
+	handle("POST /settings/tailnet/authkey", p.owner(p.tailnetAuthKey))
+	handle("POST /settings/tailnet/logout", p.owner(p.tailnetLogout))
+	handle("POST /settings/tailnet/link", p.owner(p.tailnetLink))
+	handle("POST /settings/tailnet/unlink", p.owner(p.tailnetUnlink))
+}
+
+// settingsDone is the confirmation a redirect back to Settings shows.
+func settingsDone(done string) string {
+	switch done {
+	case "on":
+		return "The remote entry is turning on. It is reachable once its state says running."
+	case "off":
+		return "The remote entry is off. Clients paired over the tailnet cannot reach the box until you turn it on again."
+	case "authkey":
+		return "The box is logging in to the tailnet with the key. The key was not stored."
+	case "logout":
+		return "The box logged out of its tailnet. Log it in again to use the remote entry."
+	case "linked":
+		return "Your tailnet login is linked: visits from it on the remote entry are logged in as the owner."
+	case "unlinked":
+		return "No tailnet login is linked any more: the remote entry asks for the passphrase."
+	}
+	return ""
+}
+
+func (p *Pages) settings(w http.ResponseWriter, r *http.Request) {
+	p.showSettings(w, r, http.StatusOK, settingsDone(r.URL.Query().Get("done")), "")
+}
+
+func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int, done, msg string) {
+	s, _ := sessionFrom(r.Context())
+	sp := &settingsPage{basePage: basePage{Title: "Settings", Nav: "settings", CSRF: s.csrf, LoggedIn: true}, Done: done, Error: msg}
+	if p.cfg.Tailnet != nil {
+		sp.HasTailnet = true
+		sp.Tailnet = p.cfg.Tailnet.TailnetStatus()
+	}
+	sp.Visitor, _ = p.visitor(r)
+	linked, err := p.linkedLogin(r.Context())
+	if err != nil {
+		p.internal(w, r, "read the settings", err)
+		return
+	}
+	sp.Linked = linked
+	p.render(w, r, status, "settings", sp)
+}
+
+// visitor is this request's tailnet login, when it came over the tailnet.
+func (p *Pages) visitor(r *http.Request) (string, bool) {
+	if p.cfg.Visitor == nil {
+		return "", false
+	}
+	return p.cfg.Visitor(r)
+}
+
+func (p *Pages) linkedLogin(ctx context.Context) (string, error) {
+	var login string
+	err := p.st.View(ctx, func(tx *store.Tx) (err error) { login, err = tx.Setting(SettingTailnetLogin); return err })
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return login, err
+}
+
+// noTailnet answers the forms when the box was built without a remote
+// entry.
+func (p *Pages) noTailnet(w http.ResponseWriter, r *http.Request) bool {
+	if p.cfg.Tailnet != nil {
+		return false
+	}
+	p.showSettings(w, r, http.StatusConflict, "", "This box has no remote entry.")
+	return true
+}
+
+func (p *Pages) tailnetSwitch(w http.ResponseWriter, r *http.Request) {
+	if p.noTailnet(w, r) {
+		return
+	}
+	on := r.PostFormValue("on") == "1"
+	if err := p.cfg.Tailnet.SetTailnet(r.Context(), on); err != nil {
+		p.log.Warn("owner: switch the remote entry", "on", on, "err", err)
+		p.showSettings(w, r, http.StatusInternalServerError, "", "The box could not switch the remote entry: "+err.Error())
+		return
+	}
+	p.log.Info("owner: remote entry switched", "on", on)
+	done := "off"
+	if on {
+		done = "on"
+	}
+	http.Redirect(w, r, "/settings?done="+done, http.StatusSeeOther)
+}
+
+func (p *Pages) tailnetAuthKey(w http.ResponseWriter, r *http.Request) {
+	if p.noTailnet(w, r) {
+		return
+	}
+	if err := p.cfg.Tailnet.TailnetLogin(r.Context(), r.PostFormValue("authkey")); err != nil {
+		p.showSettings(w, r, http.StatusBadRequest, "", "The box could not log in with that key: "+err.Error())
+		return
+	}
+	http.Redirect(w, r, "/settings?done=authkey", http.StatusSeeOther)
+}
+
+func (p *Pages) tailnetLogout(w http.ResponseWriter, r *http.Request) {
+	if p.noTailnet(w, r) {
+		return
+	}
+	if err := p.cfg.Tailnet.TailnetLogout(r.Context()); err != nil {
+		p.showSettings(w, r, http.StatusConflict, "", "The box could not log out: "+err.Error())
+		return
+	}
+	p.log.Info("owner: remote entry logged out of its tailnet")
+	http.Redirect(w, r, "/settings?done=logout", http.StatusSeeOther)
+}
+
+// tailnetLink records the tailnet login of this (passphrase-authenticated)
+// visit as the owner's.
+func (p *Pages) tailnetLink(w http.ResponseWriter, r *http.Request) {
+	login, ok := p.visitor(r)
+	if !ok {
+		p.showSettings(w, r, http.StatusBadRequest, "",
+			"Open the box page on its tailnet address to link your tailnet login: on the LAN the box cannot tell who you are on the tailnet.")
+		return
+	}
+	err := p.st.Update(r.Context(), func(tx *store.Tx) error { return tx.SetSetting(SettingTailnetLogin, login) })
+	if err != nil {
+		p.internal(w, r, "save the linked login", err)
+		return
+	}
+	p.log.Info("owner: tailnet login linked", "login", login)
+	http.Redirect(w, r, "/settings?done=linked", http.StatusSeeOther)
+}
+
+func (p *Pages) tailnetUnlink(w http.ResponseWriter, r *http.Request) {
+	err := p.st.Update(r.Context(), func(tx *store.Tx) error { return tx.DeleteSetting(SettingTailnetLogin) })
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		p.internal(w, r, "remove the linked login", err)
+		return
+	}
+	p.log.Info("owner: tailnet login unlinked")
+	http.Redirect(w, r, "/settings?done=unlinked", http.StatusSeeOther)
+}
+
+// tailnetSession logs the owner in without the passphrase when the visit
+// comes over the tailnet from the linked login (WhoIs, asked per request).
+// It reports whether it answered the request.
+func (p *Pages) tailnetSession(w http.ResponseWriter, r *http.Request, next string) bool {
+	login, ok := p.visitor(r)
+	if !ok || r.URL.Query().Get("passphrase") != "" {
+		return false
+	}
+	linked, err := p.linkedLogin(r.Context())
+	if err != nil {
+		p.internal(w, r, "read the settings", err)
+		return true
+	}
+	if linked == "" || linked != login {
+		return false
+	}
+	if err := p.st.Update(r.Context(), func(tx *store.Tx) error { return p.startSession(r.Context(), w, tx) }); err != nil {
+		p.internal(w, r, "start a session", err)
+		return true
+	}
+	p.log.Info("owner: logged in by the linked tailnet login", "login", login)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return true
+}
