@@ -36,6 +36,7 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("POST /status/resume", p.owner(p.resume))
 	handle("GET /activity", p.owner(p.activityPage))
 	handle("GET /connect", p.owner(p.connectPage))
+	p.settingsRoutes(handle)
 
 	handle("GET /access", p.owner(p.accessPage))
 	handle("POST /access/approve", p.owner(p.approve))
