@@ -26,6 +26,9 @@ func (p *Pages) loginForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
+	if p.tailnetSession(w, r, next) {
+		return
+	}
 	p.showLogin(w, r, http.StatusOK, next, "")
 }
 
@@ -116,5 +119,6 @@ func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clearCookie(w, CookieName)
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	// passphrase=1: a linked tailnet login must not log straight back in.
+	http.Redirect(w, r, "/login?passphrase=1", http.StatusSeeOther)
 }
