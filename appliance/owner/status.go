@@ -25,7 +25,8 @@ type statusPage struct {
 	State      phone.State
 	HasControl bool
 	Lease      LeaseView
-	Done       string // a confirmation after pause or resume
+	Done       string       // a confirmation after pause or resume
+	Remote     *TailnetView // the remote entry; nil when the box has none
 }
 
 func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +40,10 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 	if p.cfg.Control != nil {
 		sp.HasControl = true
 		sp.Lease = p.cfg.Control.Lease()
+	}
+	if p.cfg.Tailnet != nil {
+		v := p.cfg.Tailnet.TailnetStatus()
+		sp.Remote = &v
 	}
 	switch r.URL.Query().Get("done") {
 	case "paused":
