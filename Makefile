@@ -15,7 +15,7 @@ ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all build run test test-go test-scripts bench lint arm64 arm64-toolchain clean \
-	test-kernel image test-image
+	test-kernel image test-image buildroot-image
 
 all: build
 
@@ -58,20 +58,24 @@ arm64-toolchain:
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y gcc-aarch64-linux-gnu libc6-dev-arm64-cross; }
 
 # ---------------------------------------------------------------------------
-# Places for the image and kernel work (helpers E and F report the commands;
-# the integrator wires them here).
+# The real kernel and the SD image, under QEMU (Debian packages only; see
+# .ci/run for the apt lines). Downloads are cached in .cache/.
 
-## test-kernel: gadget and capture drivers under QEMU with Debian's arm64 kernel
+## test-kernel: gadget, HID and capture drivers against Debian's arm64 kernel under QEMU
 test-kernel:
-	@echo "test-kernel: not wired yet (image/vm harness; command comes from helper E)"; exit 1
+	$(GO) run ./image/kerneltest -cache .cache/vm
 
-## image: the SD-card image
+## image: out/openlolo-$(VERSION)-rpi.img (+ .sha256), offline, from pinned Debian arm64 packages
 image: arm64
-	@echo "image: not wired yet (image/, buildroot/; command comes from helper F)"; exit 1
+	VERSION=$(VERSION) sh image/mkimage.sh
 
-## test-image: boot the SD-card image under QEMU
+## test-image: build the image twice (byte-identical), boot it under QEMU and drive it as an owner and a client
 test-image: image
-	@echo "test-image: not wired yet (command comes from helper F)"; exit 1
+	VERSION=$(VERSION) sh image/test-image.sh
+
+## buildroot-image: the production image with Buildroot (needs internet; not run by CI)
+buildroot-image:
+	sh buildroot/build.sh $(or $(BOARD),rpi4)
 
 clean:
 	rm -rf bin out
