@@ -163,6 +163,7 @@ func (t *test) firstBoot(ctx context.Context) bool {
 	t.r.check("boot 1: the data partition grew to fill the card", dataGrew(ctx, sh))
 	t.r.check("boot 1: the root filesystem is read-only squashfs", readOnlyRoot(ctx, sh))
 
+	t.rss(ctx, sh, "RSS of openlolo serve after boot, idle")
 	console := m.con.value("Setup code:")
 	out, st, err := sh.run(ctx, "cat /boot/openlolo/setup-code.txt")
 	code := strings.TrimSpace(out)
@@ -184,13 +185,19 @@ func (t *test) firstBoot(ctx context.Context) bool {
 		t.r.check("boot 1: MCP openlolo_status answers", status(ctx, cl, t.tok.AccessToken))
 		t.r.check("boot 1: MCP openlolo_screenshot answers with an image", screenshot(ctx, cl, t.tok.AccessToken))
 	}
-	if out, _, err := sh.run(ctx, "grep VmRSS /proc/$(pidof openlolo)/status"); err == nil {
-		t.r.figure("RSS of openlolo serve after boot and the checks above", "%s", strings.Join(strings.Fields(out)[1:], " "))
-	}
+	t.rss(ctx, sh, "RSS of openlolo serve after the claim (argon2id) and the checks above")
 	sh.run(ctx, detached("reboot"))
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	return t.r.check("boot 1: clean reboot", m.wait(wctx))
+}
+
+// rss prints serve's resident set size as a figure.
+func (t *test) rss(ctx context.Context, sh shell, name string) {
+	out, st, err := sh.run(ctx, "grep VmRSS /proc/$(pidof openlolo)/status")
+	if f := strings.Fields(out); err == nil && st == 0 && len(f) == 3 {
+		t.r.figure(name, "%s %s", f[1], f[2])
+	}
 }
 
 func (t *test) grant(ctx context.Context, cl *client) error {
@@ -234,6 +241,8 @@ func (t *test) secondBoot(ctx context.Context) bool {
 		}
 	}
 	t.r.check("boot 2: the root filesystem is still read-only", readOnlyRoot(ctx, t.shell(m)))
+	t.r.check("boot 2: the log file on /data has serve's output and the saved clock is there", logsAndClock(ctx, t.shell(m)))
+	t.r.check("boot 2: supervise restarts openlolo serve when it dies", t.restart(ctx, m, cl))
 
 	// pull the power while the client refreshes its tokens
 	writes := 0
@@ -352,6 +361,44 @@ func consoleHas(c *console, parts ...string) error {
 		}
 	}
 	return fmt.Errorf("no console line with %q", parts)
+}
+
+// logsAndClock checks the rotating log on /data and the saved clock.
+func logsAndClock(ctx context.Context, sh shell) error {
+	out, st, err := sh.run(ctx, "grep -c 'openlolo-serve' /data/log/messages; cat /data/clock")
+	if err != nil {
+		return err
+	}
+	f := strings.Fields(out)
+	if st != 0 || len(f) != 2 {
+		return fmt.Errorf("/data/log/messages or /data/clock: %q (status %d)", out, st)
+	}
+	if n, _ := strconv.Atoi(f[0]); n == 0 {
+		return errors.New("/data/log/messages has no openlolo-serve lines")
+	}
+	if sec, err := strconv.ParseInt(f[1], 10, 64); err != nil || sec < 1700000000 {
+		return fmt.Errorf("/data/clock holds %q, not a recent time", f[1])
+	}
+	return nil
+}
+
+// restart kills serve on the box and waits for supervise to bring HTTPS back.
+func (t *test) restart(ctx context.Context, m *machine, cl *client) error {
+	if _, st, err := t.shell(m).run(ctx, "kill $(pidof openlolo)"); err != nil || st != 0 {
+		return fmt.Errorf("kill openlolo: status %d, %v", st, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := m.con.wait(wctx, "openlolo serve stopped"); err != nil {
+		return err
+	}
+	for wctx.Err() == nil {
+		if st, _, _, err := cl.get(wctx, "/healthz"); err == nil && st == 200 {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return errors.New("HTTPS did not come back after serve was killed")
 }
 
 func wrongPin(ctx context.Context, name, addr string) error {
