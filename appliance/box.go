@@ -54,6 +54,21 @@ type Config struct {
 	// MDNS advertises the LAN entry over mDNS (_openlolo._tcp,
 	// _https._tcp and <name>.local) while the box runs.
 	MDNS bool
+	// Tailnet turns the remote entry (a tsnet node named after the box,
+	// its state in StateDir/tailscale) on, unless the owner turned it off
+	// on the Settings page; the page's choice is kept in the store.
+	Tailnet bool
+	// TSAuthKey joins the tailnet at the node's first start.
+	TSAuthKey string
+	// Funnel also publishes /mcp and OAuth on the internet (Tailscale
+	// Funnel).
+	Funnel bool
+	// TailnetControlURL is the coordination server; "" means
+	// Tailscale's (tests run their own).
+	TailnetControlURL string
+	// TailnetCerts gives the remote entry's certificates; nil means the
+	// tailnet's own (tests use a local CA).
+	TailnetCerts entry.CertSource
 	// CPUInfo is the path of the board's cpuinfo, for the default name;
 	// "" means /proc/cpuinfo.
 	CPUInfo string
@@ -81,6 +96,7 @@ type Box struct {
 	control *control.Service
 	owner   *owner.Pages
 	mcp     *mcp.Handler
+	remote  *remote // the remote (tailnet) entry
 
 	// life is the services' context: it outlives Run's context so
 	// background work (the control service's event follower) keeps going
@@ -200,7 +216,11 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	if b.remote, err = b.newRemote(b.life); err != nil {
+		return err
+	}
 	b.owner, err = owner.New(owner.Config{
+		Tailnet:       b.remote,
 		Store:         b.store,
 		OAuth:         b.oauth,
 		Phone:         b.cfg.Phone,
@@ -225,7 +245,7 @@ func (b *Box) routes() error {
 	b.oauth.Routes(b.mux)
 	b.owner.Routes(b.mux)
 	b.mcp.Routes(b.mux, b.oauth.Middleware)
-	return nil
+	return b.remote.mount()
 }
 
 // controller is the box page's view of the control service.
@@ -407,6 +427,8 @@ func (b *Box) Run(ctx context.Context) error {
 	b.log.Info("box is up", "name", b.name, "url", b.LANURL(), "lan", b.lan.Addr().String(), "http", b.cfg.HTTPAddr, "version", b.cfg.Version)
 	stopMDNS := b.advertise(ctx)
 	defer stopMDNS()
+	b.remote.run(ctx) // never waits for the tailnet
+	defer b.remote.shutdown()
 
 	var runErr error
 	running := len(servers)
@@ -421,6 +443,7 @@ func (b *Box) Run(ctx context.Context) error {
 		b.log.Error("entry failed", "err", runErr)
 	}
 	stopMDNS() // withdraw before the entries stop answering
+	b.remote.shutdown()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.ShutdownTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
