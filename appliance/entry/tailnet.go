@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tailscale.com/client/local"
+	"tailscale.com/envknob"
 	"tailscale.com/ipn"
 	"tailscale.com/tsnet"
 )
@@ -143,6 +144,9 @@ func (t *Tailnet) runOnce(ctx context.Context) error {
 			return fmt.Errorf("entry: tailnet: state directory: %w", err)
 		}
 	}
+	// The box never uploads logs to log.tailscale.com (tsnet would,
+	// outside tests); this is TS_NO_LOGS_NO_SUPPORT=true.
+	envknob.SetNoLogsNoSupport()
 	srv := &tsnet.Server{
 		Dir:        t.cfg.Dir,
 		Store:      t.cfg.Store,
