@@ -28,6 +28,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	name := fs.String("name", "", "box name, a DNS label (default openlolo-xxxx from the board serial)")
 	rotate := fs.Bool("rotate-cert", false, "make a new LAN certificate (clients must pin it again)")
 	setupFile := fs.String("setup-code-file", "", "also write the owner setup code to this file until the box is claimed")
+	tailnet := fs.Bool("tailnet", false, "run the remote entry: a Tailscale node named after the box, state in --state/tailscale (the box page's Settings switch overrides this)")
+	authKey := fs.String("ts-authkey", "", "Tailscale auth key for the node's first login (else log in from the Settings page)")
+	funnel := fs.Bool("funnel", false, "with --tailnet: also publish /mcp and OAuth on the internet through Tailscale Funnel")
 	mdns := fs.Bool("mdns", true, "advertise the box on the LAN over mDNS (_openlolo._tcp, <name>.local); default off when --lan is loopback")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -37,6 +40,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	}
 	if *state == "" {
 		return usagef("--state DIR is required: the directory that keeps the database and the certificate")
+	}
+	if *funnel && !*tailnet {
+		return usagef("--funnel needs --tailnet: Funnel publishes the remote entry")
 	}
 	if !flagSet(fs, "mdns") && entry.IsLoopback(*lan) {
 		*mdns = false // nobody on the LAN can reach a loopback entry
@@ -62,6 +68,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		RotateCert:    *rotate,
 		SetupCodeFile: *setupFile,
 		MDNS:          *mdns,
+		Tailnet:       *tailnet,
+		TSAuthKey:     *authKey,
+		Funnel:        *funnel,
 		Logger:        log,
 		Out:           c.Stdout,
 	})
