@@ -13,12 +13,13 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// realClock is the wall clock with its monotonic reading.
-type realClock struct{}
+// RealClock is the wall clock with its monotonic reading: the default
+// Clock of a Driver, and what backends that pace anything else use too.
+type RealClock struct{}
 
-func (realClock) Now() time.Time { return time.Now() }
+func (RealClock) Now() time.Time { return time.Now() }
 
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -123,7 +123,7 @@ func New(o Options) (*Driver, error) {
 		held: map[hid.Kind]bool{},
 	}
 	if d.clock == nil {
-		d.clock = realClock{}
+		d.clock = RealClock{}
 	}
 	if d.cal.X <= 0 || d.cal.Y <= 0 {
 		d.cal = Calibration{X: defaultCalX, Y: defaultCalY}

@@ -97,7 +97,7 @@ func TestEveryCancel(t *testing.T) {
 }
 
 func TestRealClock(t *testing.T) {
-	c := realClock{}
+	c := RealClock{}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := c.Sleep(ctx, 0); err != nil {
 		t.Errorf("Sleep(0) = %v", err)

@@ -19,25 +19,6 @@ func (c FixedClock) Now() time.Time { return time.Time(c) }
 // Sleep returns at once (with ctx's error, if it has ended).
 func (c FixedClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
 
-// realClock is the system clock.
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // newDriver returns the hw/input driver that writes to p's host. For the
 // relative mouse it is calibrated to the host's pointer speed, as a person
 // would calibrate it on a phone.

@@ -758,7 +758,7 @@ func TestTapsInsideScreens(t *testing.T) {
 }
 
 func TestRealClock(t *testing.T) {
-	var c realClock
+	var c input.RealClock
 	if err := c.Sleep(t.Context(), time.Millisecond); err != nil {
 		t.Errorf("Sleep: %v", err)
 	}

@@ -97,7 +97,7 @@ func New(opts Options) (*Phone, error) {
 		done:  make(chan struct{}),
 	}
 	if p.clock == nil {
-		p.clock = realClock{}
+		p.clock = input.RealClock{}
 	}
 	for _, k := range hid.Kinds() {
 		f, ok := hid.FunctionFor(k)
@@ -120,7 +120,7 @@ func New(opts Options) (*Phone, error) {
 	if p.drv, err = newDriver(p, opts, p.clock); err != nil {
 		return nil, err
 	}
-	if _, ok := p.clock.(realClock); ok {
+	if _, ok := p.clock.(input.RealClock); ok {
 		go p.watchClock(time.After)
 	}
 	return p, nil
