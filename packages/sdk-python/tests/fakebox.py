@@ -297,6 +297,9 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fb: FakeBox
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that stop after a pin mismatch reset the connection
+
 
 def _tool(name: str, props: Dict[str, Any], required: Optional[List[str]] = None) -> Dict[str, Any]:
     return {"name": name, "inputSchema": {"type": "object", "properties": props, "required": required or []}}

@@ -334,6 +334,57 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(next(w), {"kind": "frame", "n": 0})
 
 
+class TailnetTest(unittest.TestCase):
+    """Boxes without a pin (the tailnet entry) get normal CA verification."""
+
+    def test_is_tailnet(self) -> None:
+        from openlolo.transport import is_tailnet
+
+        self.assertTrue(is_tailnet("https://pi.tail1234.ts.net"))
+        self.assertTrue(is_tailnet("https://pi.tail1234.ts.net:8443"))
+        self.assertFalse(is_tailnet("https://openlolo-1a2b.local"))
+        self.assertFalse(is_tailnet("https://ts.net.example.com"))
+
+    def test_unpinned_transport_verifies_chain_and_name(self) -> None:
+        from openlolo.transport import Transport
+
+        d = fakebox.new_tempdir()
+        self.addCleanup(shutil.rmtree, d, True)
+        cert, key = fakebox.make_cert(d, "openlolo-ca")
+        srv = fakebox.Running(cert, key)
+        self.addCleanup(srv.close)
+        with self.assertRaises(openlolo.TransportError) as cm:
+            Transport(srv.url, None).request("GET", "/.well-known/oauth-authorization-server")
+        self.assertIn("certificate not trusted", str(cm.exception))
+        self.assertEqual(srv.fb.requests, [])
+        # The same self-signed box is reachable when pinned.
+        r = Transport(srv.url, fingerprint_hex(fakebox.cert_der(cert))).request("GET", "/.well-known/oauth-authorization-server")
+        self.assertEqual(r.status, 200)
+
+
+class PackageTest(unittest.TestCase):
+    def test_metadata_has_the_console_script_and_no_dependencies(self) -> None:
+        try:
+            import setuptools  # noqa: F401
+        except ImportError:
+            self.skipTest("setuptools is not installed; the package metadata cannot be built here")
+        import subprocess
+        import tempfile
+
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "egg_info", "--egg-base", d],
+                           cwd=pkg, check=True, capture_output=True)
+            info = os.path.join(d, "openlolo.egg-info")
+            with open(os.path.join(info, "entry_points.txt")) as f:
+                self.assertIn("openlolo-sdk = openlolo.cli:run", f.read())
+            with open(os.path.join(info, "SOURCES.txt")) as f:
+                files = f.read().split()
+            self.assertIn("openlolo/py.typed", files)
+            self.assertIn("openlolo/cli.py", files)
+            self.assertFalse(os.path.exists(os.path.join(info, "requires.txt")))
+
+
 class URLTest(unittest.TestCase):
     def test_normalize(self) -> None:
         cases = {

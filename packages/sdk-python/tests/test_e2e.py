@@ -244,6 +244,33 @@ class E2ETest(unittest.TestCase):
         self.assertEqual(json.loads(r.stdout)["image_file"], img)
         self.assertIn("go-cli on ci", self.owner.access_page())
 
+    def test_python_cli_pairs_and_go_cli_uses_the_grant(self) -> None:
+        p = subprocess.Popen([sys.executable, "-m", "openlolo", "pair", self.box.url, "--pin", self.box.spki, "--name", "sdk-cli on ci"],
+                             env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            err = boxproc.Lines(p.stderr)
+            m = err.wait_for(r"^Approve 'sdk-cli on ci' on the box page \(Access\)\. Code ([A-Z0-9]{4}-[A-Z0-9]{4})\.$", 60)
+            self.owner.approve(m.group(1))
+            out, _ = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 0, err.seen)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            p.stderr.close()
+        self.assertIn('Paired with %s as "sdk-cli on ci".' % self.box.url, out.decode())
+        r = self.go("call", self.box.url, "openlolo_screenshot", "--out", os.path.join(self.tmp, "go.jpg"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["status"], "ok")
+        r = self.go("call", self.box.url, "openlolo_key", "key=space", "modifiers=cmd")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.py_cli("call", self.box.url, "openlolo_button", "button=nope")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("refused: UNSUPPORTED_BUTTON", r.stderr)
+        r = self.go("call", self.box.url, "openlolo_button", "button=nope")
+        self.assertEqual(r.returncode, 1, r.stderr)
+
     def test_pin_mismatch_after_rotate_cert(self) -> None:
         box = self.pair("rotate.py on ci")
         self.assertEqual(box.status()["status"], "ok")
