@@ -23,17 +23,9 @@ func callCmd(ctx context.Context, c *Context, args []string) error {
 	if len(pos) < 2 {
 		return usagef("give a box and a tool: openlolo call openlolo-1a2b.local openlolo_status [key=value …]")
 	}
-	st, err := tokenStore(c)
-	if err != nil {
-		return clientExit(err)
-	}
-	boxURL, err := resolveBox(st, pos[0])
+	cl, err := dialBox(ctx, c, pos[0])
 	if err != nil {
 		return err
-	}
-	cl, err := sdk.Dial(ctx, boxURL, &sdk.Options{Store: st})
-	if err != nil {
-		return clientExit(err)
 	}
 	tool := pos[1]
 	tools, err := cl.ListTools(ctx)

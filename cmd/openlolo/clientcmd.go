@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -58,6 +59,24 @@ func tokenStore(c *Context) (*sdk.TokenStore, error) {
 		return nil, err
 	}
 	return &sdk.TokenStore{Path: p}, nil
+}
+
+// dialBox opens the paired box the person named, with the user's token
+// store; errors already carry their exit status.
+func dialBox(ctx context.Context, c *Context, arg string) (*sdk.Client, error) {
+	st, err := tokenStore(c)
+	if err != nil {
+		return nil, clientExit(err)
+	}
+	boxURL, err := resolveBox(st, arg)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := sdk.Dial(ctx, boxURL, &sdk.Options{Store: st})
+	if err != nil {
+		return nil, clientExit(err)
+	}
+	return cl, nil
 }
 
 // resolveBox turns what the person typed into a stored box's URL: a URL or

@@ -17,17 +17,9 @@ func mcpCmd(ctx context.Context, c *Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("give one paired box: openlolo mcp openlolo-1a2b.local")
 	}
-	st, err := tokenStore(c)
-	if err != nil {
-		return clientExit(err)
-	}
-	boxURL, err := resolveBox(st, pos[0])
+	cl, err := dialBox(ctx, c, pos[0])
 	if err != nil {
 		return err
-	}
-	cl, err := sdk.Dial(ctx, boxURL, &sdk.Options{Store: st})
-	if err != nil {
-		return clientExit(err)
 	}
 	c.logger().Info("openlolo mcp: forwarding stdio MCP to the box", "box", cl.URL())
 	return clientExit(sdk.Bridge(ctx, cl, c.Stdin, c.Stdout))
