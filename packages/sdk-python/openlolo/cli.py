@@ -23,7 +23,7 @@ import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from .client import Box, Image, Result, default_client_name
-from .errors import OpenloloError, Refused, TransportError
+from .errors import OpenloloError, Refused
 from .pin import DERError, fingerprint_colon, fingerprint_hex, not_after, parse_pin, spki_pin, subject_names
 from .store import TokenStore, _go_json, default_store_path
 from .transport import fetch_certificate, normalize_url
@@ -466,5 +466,3 @@ def run() -> None:
     """Console-script entry point."""
     sys.exit(main())
 
-
-__all__ = ["main", "run", "typed_args", "typed_value", "TransportError"]

@@ -25,7 +25,6 @@ from .errors import (
     OpenloloError,
     PinMismatch,
     ProtocolError,
-    Refused,
     SlowDown,
     TransportError,
     WrongEntry,

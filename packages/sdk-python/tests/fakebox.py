@@ -14,7 +14,6 @@ import subprocess
 import tempfile
 import threading
 import urllib.parse
-import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple
 

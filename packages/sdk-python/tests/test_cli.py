@@ -124,6 +124,13 @@ class CLITest(unittest.TestCase):
         args = self.fb.mcp_calls[-1]["params"]["arguments"]
         self.assertEqual((args["geometry_epoch"], args["x"], args["y"], args["observe"]), ("7", 0.5, 0.25, False))
 
+    def test_call_text(self) -> None:
+        self.pair()
+        code, out, err = run(["call", "--text", self.srv.url, "openlolo_status"])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out), {"echo": {}, "status": "ok"})  # the fake's text block is its JSON
+        self.assertEqual(self.fb.mcp_calls[-1]["params"]["name"], "openlolo_status")
+
     def test_call_default_image_file(self) -> None:
         self.pair()
         code, out, err = run(["call", self.srv.url, "openlolo_screenshot"])
@@ -164,7 +171,7 @@ class CLITest(unittest.TestCase):
         self.assertIn("not paired", err)
         self.pair()
         self.fb.revoke_all()
-        code, _, err = run(["call", self.srv.url, "openlolo_status", "--text"])
+        code, _, err = run(["call", self.srv.url, "openlolo_status"])
         self.assertEqual(code, 3)
         self.assertIn("pair again", err)
 

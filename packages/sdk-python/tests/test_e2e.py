@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import unittest
 from typing import List, Optional
 
@@ -131,11 +130,23 @@ class E2ETest(unittest.TestCase):
         self.assertIsInstance(home.frame.epoch, str)
         self.assertLess(white_share(home.image), 0.2)  # the dark wallpaper
         w, h = home.frame.width, home.frame.height
+        watch = box.watch(wait_ms=500, kinds=["frame"])
+        watch.poll()  # from now on
+        start = watch.cursor
+        self.assertTrue(start)
         res = box.tap(home.frame, NOTES_X_PT / SCREEN_PT, NOTES_Y_PT / SCREEN_PT * w / h, settle=0.3)
         self.assertEqual(res.status, "ok")
         self.assertTrue(res.structured["dispatched"])
         notes = box.screenshot(format="png", max_size=852)
         self.assertGreater(white_share(notes.image), 0.95, "the Notes icon tap did not open Notes")
+        events = []
+        for _ in range(10):
+            events += watch.poll()
+            if events:
+                break
+        self.assertTrue(events, "no frame event after Notes opened")
+        self.assertEqual({e.get("kind") for e in events}, {"frame"})
+        self.assertNotEqual(watch.cursor, start)
         before = dark_pixels(notes.image, NOTE_TOP_PT, 600)
         box.type_text("hello from python", observe=False)
         after = box.screenshot(format="png", max_size=852)
