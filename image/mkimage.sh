@@ -11,7 +11,8 @@
 #   OUT           output folder (default out)
 #   CACHE         download cache (default .cache/image); offline once filled
 #   WORK          scratch folder (default $CACHE/work)
-# Output: $OUT/openlolo-$VERSION-rpi.img and .sha256.
+# Output: $OUT/openlolo-$VERSION-rpi.img, its .sha256 and .buildinfo (the
+# inputs: VERSION, SOURCE_DATE_EPOCH, binary and package-list hashes).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 board=$top/buildroot/board/openlolo
@@ -172,4 +173,11 @@ mkdir -p "$OUT"
 img=openlolo-$VERSION-rpi.img
 cp --sparse=always "$WORK/$img" "$OUT/$img"
 cp "$WORK/$img.sha256" "$OUT/$img.sha256"
+# what the card was made from: the same inputs give the same bytes (image/test-image.sh checks)
+{
+  echo "VERSION=$VERSION"
+  echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+  echo "OPENLOLO_SHA256=$(sha256sum "$OPENLOLO_BIN" | cut -d' ' -f1)"
+  echo "PACKAGES_SHA256=$(sha256sum "$pins" | cut -d' ' -f1)"
+} > "$OUT/$img.buildinfo"
 step "$OUT/$img: $(stat -c %s "$OUT/$img") bytes, root squashfs $(stat -c %s "$WORK/rootfs.squashfs") bytes, openlolo $(stat -c %s "$OPENLOLO_BIN") bytes"
