@@ -1,0 +1,35 @@
+package store
+
+import "fmt"
+
+// resetTables are emptied by a factory reset, children before parents so
+// the foreign keys hold at every step. The settings table (the box name's
+// choices, the journal key) and the files outside the database (the LAN
+// certificate, the tailnet node's state) are not touched.
+var resetTables = [...]string{
+	"owner_sessions", "owner_failures", "owner_locks", "owner_setup", "owner",
+	"oauth_auth_codes", "oauth_tokens", "oauth_device_requests", "oauth_grants", "oauth_clients",
+	"events", "operations",
+}
+
+// FactoryReset forgets the owner and everyone the owner let in: the
+// owner's passphrase, sessions, failure counts and locks, the setup code,
+// every OAuth client, request, grant, token and code, the operation journal
+// and the watch events. It returns how many rows each table lost. Run it
+// inside the same Update that stores the new setup code, so a box is never
+// seen without an owner and without a code.
+func (t *Tx) FactoryReset() (map[string]int64, error) {
+	out := make(map[string]int64, len(resetTables))
+	for _, table := range resetTables {
+		res, err := t.tx.Exec("DELETE FROM " + table)
+		if err != nil {
+			return nil, fmt.Errorf("store: factory reset: empty %s: %w", table, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, fmt.Errorf("store: factory reset: %s: %w", table, err)
+		}
+		out[table] = n
+	}
+	return out, nil
+}
