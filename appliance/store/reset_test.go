@@ -13,9 +13,13 @@ func fillAll(t *testing.T, s *Store) {
 	now := time.UnixMilli(1_800_000_000_000).UTC()
 	err := s.Update(context.Background(), func(tx *Tx) error {
 		steps := []func() error{
-			func() error { return tx.SetOwner(Owner{Hash: []byte("h"), Salt: []byte("s"), TimeCost: 1, MemoryKiB: 8, Threads: 1, Created: now, Updated: now}) },
+			func() error {
+				return tx.SetOwner(Owner{Hash: []byte("h"), Salt: []byte("s"), TimeCost: 1, MemoryKiB: 8, Threads: 1, Created: now, Updated: now})
+			},
 			func() error { return tx.SetSetupCode("AAAA4444", now) },
-			func() error { return tx.InsertOwnerSession(OwnerSession{IDHash: []byte("sess"), Created: now, LastSeen: now}) },
+			func() error {
+				return tx.InsertOwnerSession(OwnerSession{IDHash: []byte("sess"), Created: now, LastSeen: now})
+			},
 			func() error { return tx.InsertOwnerFailure("claim", now) },
 			func() error { return tx.SetOwnerLock("login", now.Add(time.Minute)) },
 			func() error {
@@ -24,7 +28,9 @@ func fillAll(t *testing.T, s *Store) {
 			func() error {
 				return tx.InsertGrant(OAuthGrant{GrantID: "g1", ClientID: "c1", Scopes: []string{"phone:read"}, Entry: "lan", Life: "forever", Created: now})
 			},
-			func() error { return tx.InsertToken(OAuthToken{Hash: "rt", GrantID: "g1", Kind: "refresh", Created: now}) },
+			func() error {
+				return tx.InsertToken(OAuthToken{Hash: "rt", GrantID: "g1", Kind: "refresh", Created: now})
+			},
 			func() error {
 				return tx.InsertAuthCode(AuthCode{Hash: "ac", GrantID: "g1", RedirectURI: "http://127.0.0.1/cb", CodeChallenge: "x", Created: now, Expires: now.Add(time.Minute)})
 			},
