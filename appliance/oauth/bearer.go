@@ -82,7 +82,7 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *bearerError) {
 	switch {
 	case g.Entry != s.entry:
 		return nil, &bearerError{http.StatusUnauthorized, "invalid_token",
-			"this token was issued by the box's other entry; tokens work only where they were issued"}
+			"token issued by another entry of this box; tokens work only where they were issued"}
 	case !now.Before(tok.Expires):
 		return nil, &bearerError{http.StatusUnauthorized, "invalid_token", "the access token expired; refresh it"}
 	case !g.Active(now):
