@@ -15,6 +15,8 @@ type claimPage struct {
 	basePage
 	Error string
 	Left  int // tries left before the lock, when the last code was wrong
+	// Button offers the claim by the box's button.
+	Button bool
 }
 
 // claimForm shows the claim form, or sends a claimed box's visitor on.
@@ -37,7 +39,7 @@ func (p *Pages) showClaim(w http.ResponseWriter, r *http.Request, status int, ms
 		p.internal(w, r, "make a form token", err)
 		return
 	}
-	p.render(w, r, status, "claim", &claimPage{basePage: basePage{Title: "Claim this box", CSRF: tok}, Error: msg, Left: left})
+	p.render(w, r, status, "claim", &claimPage{basePage: basePage{Title: "Claim this box", CSRF: tok}, Error: msg, Left: left, Button: p.presence != nil})
 }
 
 // claimPost checks the setup code and sets the owner's passphrase.
@@ -130,7 +132,6 @@ func (p *Pages) claimPost(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, "save the owner", err)
 		return
 	}
-	p.isClaimed.Store(true)
 	p.removeSetupCodeFile()
 	clearCookie(w, preCookieName)
 	p.log.Info("owner: box claimed", "remote", r.RemoteAddr)
@@ -142,26 +143,7 @@ var errClaimed = errors.New("owner: box already claimed")
 // wrongCode records a wrong setup code and locks claiming after the fifth
 // within the window.
 func (p *Pages) wrongCode(w http.ResponseWriter, r *http.Request, now time.Time) {
-	var n int
-	var until time.Time
-	err := p.st.Update(r.Context(), func(tx *store.Tx) error {
-		if err := tx.InsertOwnerFailure(kindClaim, now); err != nil {
-			return err
-		}
-		fails, err := tx.OwnerFailuresSince(kindClaim, now.Add(-claimWindow))
-		if err != nil {
-			return err
-		}
-		n = len(fails)
-		if n < claimTries {
-			return nil
-		}
-		until = now.Add(claimLock)
-		if err := tx.SetOwnerLock(kindClaim, until); err != nil {
-			return err
-		}
-		return tx.DeleteOwnerFailures(kindClaim)
-	})
+	n, until, err := p.claimFailure(r.Context(), now)
 	if err != nil {
 		p.internal(w, r, "record the failed claim", err)
 		return

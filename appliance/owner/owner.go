@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/oauth"
@@ -39,6 +38,10 @@ type Config struct {
 	// remote entry (WhoIs); nil, or false, elsewhere. A visit from the
 	// linked login (Settings) is an owner session.
 	Visitor func(r *http.Request) (login string, ok bool)
+	// Button, when set, is the box's button: the claim page then also
+	// offers to claim the box by pressing it (proof of presence without
+	// the setup code). nil: claims take the setup code only.
+	Button Button
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string
@@ -98,7 +101,7 @@ type Pages struct {
 	hashMu chan struct{} // one argon2 hash at a time: each takes 64 MiB
 	tmpl   map[string]*template.Template
 
-	isClaimed atomic.Bool // true once the box has an owner (it never loses it)
+	presence *presence // the claim waiting for the button; nil without Config.Button
 
 	screenMu   sync.Mutex // guards the last encoded screenshot
 	screenSeq  uint64     // its frame's Seq
@@ -123,5 +126,6 @@ func New(cfg Config) (*Pages, error) {
 	if err := p.parseTemplates(); err != nil {
 		return nil, err
 	}
+	p.watchButton()
 	return p, nil
 }

@@ -21,7 +21,7 @@ var staticFS embed.FS
 
 // pageNames are the templates parsed at start; each is rendered inside
 // layout.html.
-var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings"}
+var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button"}
 
 // basePage is what every page's layout needs.
 type basePage struct {

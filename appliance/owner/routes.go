@@ -23,6 +23,8 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 
 	handle("GET /claim", p.claimForm)
 	handle("POST /claim", p.claimPost)
+	handle("GET /claim/button", p.claimButtonWait)
+	handle("POST /claim/button", p.claimButtonPost)
 	handle("GET /login", p.gate(p.loginForm))
 	handle("POST /login", p.gate(p.loginPost))
 
@@ -46,11 +48,10 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("POST /oauth/authorize", p.owner(p.authorizePost))
 }
 
-// claimed reports whether the box has an owner; once true it stays true.
+// claimed reports whether the box has an owner. It asks the store every
+// time: a factory reset (the button held) takes the owner away, and the
+// remote entry's pages share the store.
 func (p *Pages) claimed(ctx context.Context) (bool, error) {
-	if p.isClaimed.Load() {
-		return true, nil
-	}
 	err := p.st.View(ctx, func(tx *store.Tx) error { _, err := tx.Owner(); return err })
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
@@ -58,7 +59,6 @@ func (p *Pages) claimed(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	p.isClaimed.Store(true)
 	return true, nil
 }
 
