@@ -3,7 +3,12 @@
 //
 // An unclaimed box shows only "Claim this box": the owner proves presence
 // with the setup code the box printed at start (see [Pages.SetupCode]) and
-// chooses a passphrase, kept as an argon2id hash. The owner then logs in
+// chooses a passphrase, kept as an argon2id hash. A box with a button
+// (Config.Button) also takes a short press as the proof: the person
+// chooses the passphrase first, and the press within two minutes confirms
+// that one claim and logs in only the browser that started it.
+// [Pages.FactoryReset] (the button held ten seconds) makes the box
+// unclaimed again with a new setup code. The owner then logs in
 // with the passphrase; the session lives in the __Host-openlolo cookie
 // (Secure, HttpOnly, SameSite=Strict; 12 hours idle, 7 days at most) and
 // only its SHA-256 is stored. Every POST must come from the page's own
