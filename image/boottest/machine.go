@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -147,17 +146,6 @@ func (m *machine) pull() {
 	m.done <- err
 }
 
-// stopped reports whether QEMU has exited.
-func (m *machine) stopped() bool {
-	select {
-	case err := <-m.done:
-		m.done <- err
-		return true
-	default:
-		return false
-	}
-}
-
 // sparseCopy copies the card to dst (keeping holes) and grows the copy to
 // size bytes, as a bigger SD card would be.
 func sparseCopy(ctx context.Context, src, dst string, size int64) error {
@@ -173,5 +161,3 @@ func sparseCopy(ctx context.Context, src, dst string, size int64) error {
 	}
 	return os.Truncate(dst, size)
 }
-
-var errVMStopped = errors.New("the VM stopped")
