@@ -19,7 +19,7 @@ import time
 import urllib.parse
 import urllib.request
 import zlib
-from typing import Dict, List, Optional, Tuple
+from typing import IO, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -37,13 +37,13 @@ class Lines:
     """Reads a pipe line by line on a thread; wait_for() returns the first
     line matching a pattern."""
 
-    def __init__(self, pipe) -> None:
+    def __init__(self, pipe: IO[bytes]) -> None:
         self.q: "queue.Queue[Optional[str]]" = queue.Queue()
         self.seen: List[str] = []
         self.t = threading.Thread(target=self._run, args=(pipe,), daemon=True)
         self.t.start()
 
-    def _run(self, pipe) -> None:
+    def _run(self, pipe: IO[bytes]) -> None:
         for raw in iter(pipe.readline, b""):
             self.q.put(raw.decode("utf-8", "replace").rstrip("\n"))
         self.q.put(None)

@@ -85,6 +85,10 @@ class FakeBox:
         self.tool_answers: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {}
         self.frame = 1
         self.watch_events: List[Dict[str, Any]] = []
+        # Raw answers: path -> (status, content type, body) instead of the normal one.
+        self.raw: Dict[str, Tuple[int, str, bytes]] = {}
+        self.metadata_grants = ["refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]
+        self.sse = False  # answer /mcp as an event stream
         self.watch_expire_cursor = ""
 
     # --- OAuth ---
@@ -128,16 +132,33 @@ class _Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         return {k: v[0] for k, v in urllib.parse.parse_qs(self.rfile.read(n).decode()).items()}
 
+    def _raw(self, fb: FakeBox) -> bool:
+        ans = fb.raw.get(self.path)
+        if ans is None:
+            return False
+        n = int(self.headers.get("Content-Length", "0"))
+        if n:
+            self.rfile.read(n)
+        status, ctype, body = ans
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
+
     def do_GET(self) -> None:
         fb = self.server.fb
         with fb.lock:
             fb.requests.append(("GET", self.path))
+        if self._raw(fb):
+            return
         if self.path == "/.well-known/oauth-authorization-server":
             base = "https://" + self.headers.get("Host", "")
             self._json(200, {
                 "issuer": base, "token_endpoint": base + "/token",
                 "device_authorization_endpoint": base + "/oauth/device_authorization",
-                "grant_types_supported": ["refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
+                "grant_types_supported": fb.metadata_grants,
             })
             return
         self._json(404, {"error": "not_found"})
@@ -146,6 +167,8 @@ class _Handler(BaseHTTPRequestHandler):
         fb = self.server.fb
         with fb.lock:
             fb.requests.append(("POST", self.path))
+        if self._raw(fb):
+            return
         if self.path == "/oauth/device_authorization":
             return self._device(fb, self._form())
         if self.path == "/token":
@@ -243,6 +266,14 @@ class _Handler(BaseHTTPRequestHandler):
             result = fb.tool_answers[name](args)
             return self._json(200, {"jsonrpc": "2.0", "id": rid, "result": result})
         result = self._tool(fb, name, args)
+        if fb.sse:
+            body = ("event: message\ndata: %s\n\n" % json.dumps({"jsonrpc": "2.0", "id": rid, "result": result})).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         self._json(200, {"jsonrpc": "2.0", "id": rid, "result": result})
 
     def _tool(self, fb: FakeBox, name: str, args: Dict[str, Any]) -> Dict[str, Any]:

@@ -141,6 +141,13 @@ class CLITest(unittest.TestCase):
         self.assertTrue(os.path.basename(path).startswith("openlolo-screenshot-"))
         self.assertIn("image written to " + path, err)
 
+    def test_call_unwritable_image_exit_3(self) -> None:
+        self.pair()
+        code, out, err = run(["call", self.srv.url, "openlolo_screenshot", "--out", os.path.join(self.tmp, "no", "dir.png")])
+        self.assertEqual(code, 3)
+        self.assertIn("write screenshot", err)
+        self.assertEqual(out, "")
+
     def test_call_refused_exit_1(self) -> None:
         self.pair()
         code, out, err = run(["call", self.srv.url, "openlolo_tap",
@@ -190,6 +197,11 @@ class CLITest(unittest.TestCase):
         code, _, err = run(["fingerprint", "--state", state])
         self.assertEqual(code, 1)
         self.assertIn("start the box once", err)
+        with open(os.path.join(state, "lan-cert.pem"), "w") as f:
+            f.write("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        code, _, err = run(["fingerprint", "--state", state])
+        self.assertEqual(code, 1)
+        self.assertIn("lan-cert.pem", err)
         shutil.copy(self.cert, os.path.join(state, "lan-cert.pem"))
         code, out2, err = run(["fingerprint", "--state", state])
         self.assertEqual(code, 0, err)

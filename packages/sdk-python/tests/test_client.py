@@ -120,6 +120,41 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.fb.device_requests[1].get("client_id"), first)
         self.assertEqual(self.store.get(self.srv.url).client_id, first)
 
+    def test_pair_box_too_old_or_not_a_box(self) -> None:
+        self.fb.metadata_grants = ["authorization_code"]
+        with self.assertRaises(openlolo.ProtocolError) as cm:
+            self.paired_box()
+        self.assertIn("too old for scripts", str(cm.exception))
+        self.fb.raw["/.well-known/oauth-authorization-server"] = (404, "text/plain", b"no")
+        with self.assertRaises(openlolo.ProtocolError) as cm:
+            self.paired_box()
+        self.assertIn("is this an openlolo box?", str(cm.exception))
+        self.fb.raw["/.well-known/oauth-authorization-server"] = (200, "application/json", b"<html>")
+        with self.assertRaises(openlolo.ProtocolError) as cm:
+            self.paired_box()
+        self.assertIn("not JSON", str(cm.exception))
+
+    def test_pair_odd_device_answers(self) -> None:
+        from openlolo.oauth import OAuthError
+
+        self.fb.raw["/oauth/device_authorization"] = (500, "text/plain", b"boom")
+        with self.assertRaises(OAuthError) as cm:
+            self.paired_box()
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.description), (500, "http_500", "boom"))
+        self.fb.raw["/oauth/device_authorization"] = (400, "application/json", b'{"error":"invalid_scope","error_description":"owner:admin is not for scripts"}')
+        with self.assertRaises(OAuthError) as cm:
+            self.paired_box(scopes=["owner:admin"])
+        self.assertIn("invalid_scope: owner:admin is not for scripts", str(cm.exception))
+
+    def test_pair_default_prompt_goes_to_stderr(self) -> None:
+        import contextlib
+        import io
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            Box(self.srv.url, store=self.store).pair(client_name="x", sleep=self.sleeps.append)
+        self.assertEqual(err.getvalue(), "Approve 'x' on the box page (Access). Code BCDF-GHJK.\nBox page: http://box/access?r=h1\n")
+
     # --- pinning on every connection ---
 
     def test_stored_pin_checked_on_every_connection(self) -> None:
@@ -165,6 +200,24 @@ class ClientTest(unittest.TestCase):
         self.fb.revoke_all()
         with self.assertRaises(openlolo.GrantRevoked):
             box.status()
+
+    def test_refresh_errors(self) -> None:
+        box = self.paired_box()
+        e = self.store.get(self.srv.url)
+        e.refresh_token = ""
+        self.store.put(e)
+        with self.assertRaises(openlolo.GrantRevoked):
+            Box(self.srv.url, store=self.store).refresh()
+        # An older Box takes the pair stored by the new pairing instead of refreshing.
+        fresh = self.paired_box().entry
+        self.assertEqual(box.refresh().access_token, fresh.access_token)
+        self.fb.raw["/token"] = (401, "application/json", b'{"error":"invalid_client"}')
+        with self.assertRaises(openlolo.GrantRevoked):
+            Box(self.srv.url, store=self.store).refresh()
+        self.fb.raw["/token"] = (200, "application/json", b"[]")
+        with self.assertRaises(openlolo.ProtocolError):
+            Box(self.srv.url, store=self.store).refresh()
+        self.assertEqual(self.store.get(self.srv.url).refresh_token, fresh.refresh_token)  # nothing stored
 
     def test_wrong_entry(self) -> None:
         box = self.paired_box()
@@ -259,6 +312,41 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(openlolo.ProtocolError) as cm:
             box.screenshot()
         self.assertIn("without an image", str(cm.exception))
+
+    def test_http_answers_from_mcp(self) -> None:
+        box = self.paired_box()
+        self.fb.sse = True
+        self.assertEqual(box.status()["status"], "ok")  # the last data: line of a stream
+        self.fb.sse = False
+        self.fb.raw["/mcp"] = (413, "text/plain", b"Request bodies are limited to 64 KiB.")
+        with self.assertRaises(openlolo.ProtocolError) as cm:
+            box.status()
+        self.assertIn("HTTP 413", str(cm.exception))
+        self.fb.raw["/mcp"] = (200, "application/json", b"not json")
+        with self.assertRaises(openlolo.ProtocolError):
+            box.status()
+        self.fb.raw["/mcp"] = (200, "application/json", b'{"jsonrpc":"2.0","id":1,"result":"text"}')
+        with self.assertRaises(openlolo.ProtocolError):
+            box.status()
+        self.fb.raw["/mcp"] = (202, "application/json", b"")
+        self.assertIsNone(box.rpc("notifications/initialized"))
+
+    def test_failed_operation_record(self) -> None:
+        box = self.paired_box()
+        cases = [
+            ({"state": "failed", "code": "INPUT_FAILED", "answer": {"status": "failed", "dispatched": True,
+              "error": {"code": "INPUT_FAILED", "message": "the phone did not take it"}}}, openlolo.InputFailed, True),
+            ({"state": "cancelled", "code": "CANCELLED"}, openlolo.Cancelled, False),
+            ({"state": "failed", "code": ""}, openlolo.Internal, True),
+        ]
+        for rec, cls, dispatched in cases:
+            with self.subTest(state=rec["state"], cls=cls.__name__):
+                self.fb.drop["openlolo_key"] = 2
+                self.fb.tool_answers["openlolo_operation_status"] = lambda a, rec=rec: {
+                    "content": [], "structuredContent": {"status": "ok", "operation": dict(rec, id=a["operation_id"])}}
+                with self.assertRaises(cls) as cm:
+                    box.key("a")
+                self.assertEqual(cm.exception.dispatched, dispatched)
 
     def test_dropped_connection_retried_with_same_id(self) -> None:
         box = self.paired_box()

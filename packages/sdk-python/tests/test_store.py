@@ -8,6 +8,7 @@ import shutil
 import stat
 import sys
 import unittest
+from typing import Optional
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -21,7 +22,7 @@ GO_SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata",
 def _bump(path: str, n: int) -> None:
     st = storemod.TokenStore(path)
     for _ in range(n):
-        def inc(cur):
+        def inc(cur: Optional[storemod.BoxEntry]) -> storemod.BoxEntry:
             e = cur or storemod.BoxEntry(url="https://b")
             e.access_token = str(int(e.access_token or "0") + 1)
             return e
@@ -109,12 +110,26 @@ class StoreTest(unittest.TestCase):
             storemod.TokenStore(self.path).list()
         self.assertIn("update openlolo", str(cm.exception))
 
+    def test_unwritable_store(self) -> None:
+        os.makedirs(os.path.dirname(self.path))
+        with open(os.path.join(self.dir, "cfg", "file"), "w") as f:
+            f.write("x")
+        cases = {
+            "directory is a file": os.path.join(self.dir, "cfg", "file", "boxes.json"),
+            "store is a directory": os.path.dirname(self.path),
+        }
+        for name, path in cases.items():
+            with self.subTest(name=name):
+                with self.assertRaises(StoreError) as cm:
+                    storemod.TokenStore(path).put(storemod.BoxEntry(url="https://x"))
+                self.assertIn("token store", str(cm.exception))
+
     def test_failed_update_writes_nothing(self) -> None:
         st = storemod.TokenStore(self.path)
         st.put(storemod.BoxEntry(url="https://x", access_token="a"))
         before = self._read()
 
-        def boom(cur):
+        def boom(cur: Optional[storemod.BoxEntry]) -> storemod.BoxEntry:
             raise RuntimeError("refresh failed")
         with self.assertRaises(RuntimeError):
             st.update("https://x", boom)
