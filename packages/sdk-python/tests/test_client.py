@@ -433,6 +433,34 @@ class TailnetTest(unittest.TestCase):
         self.assertFalse(is_tailnet("https://openlolo-1a2b.local"))
         self.assertFalse(is_tailnet("https://ts.net.example.com"))
 
+    def test_tailnet_box_is_ca_verified_not_pinned(self) -> None:
+        from unittest import mock
+
+        import openlolo.client as client
+
+        d = fakebox.new_tempdir()
+        self.addCleanup(shutil.rmtree, d, True)
+        cert, key = fakebox.make_cert(d, "openlolo-ts")
+        other, _ = fakebox.make_cert(d, "openlolo-other")
+        srv = fakebox.Running(cert, key)
+        self.addCleanup(srv.close)
+        store = TokenStore(os.path.join(d, "boxes.json"))
+        # The test's certificate stands in for the public CA; 127.0.0.1 is in its names.
+        with mock.patch.object(client, "is_tailnet", lambda url: True), mock.patch.dict(os.environ, {"SSL_CERT_FILE": cert}):
+            box = Box(srv.url, store=store)
+            asked: List[str] = []
+            box.pair(confirm=lambda *a: asked.append("asked") or True, prompt=lambda *a: None, sleep=lambda s: None)
+            self.assertEqual(asked, [])  # nothing to confirm: the CA vouches for the name
+            e = store.get(srv.url)
+            self.assertEqual((e.entry, e.pin, e.fingerprint), ("tailnet", "", ""))
+            self.assertEqual(Box(srv.url, store=store).status()["status"], "ok")
+        with mock.patch.dict(os.environ, {"SSL_CERT_FILE": other}):
+            n = len(srv.fb.requests)
+            with self.assertRaises(openlolo.TransportError) as cm:
+                Box(srv.url, store=store).status()
+            self.assertIn("certificate not trusted", str(cm.exception))
+            self.assertEqual(len(srv.fb.requests), n)
+
     def test_unpinned_transport_verifies_chain_and_name(self) -> None:
         from openlolo.transport import Transport
 
