@@ -69,6 +69,10 @@ type Config struct {
 	// TailnetCerts gives the remote entry's certificates; nil means the
 	// tailnet's own (tests use a local CA).
 	TailnetCerts entry.CertSource
+	// Panel is the box's button and status LED (hw/gpio): a short press
+	// claims an unclaimed box, a 10 s hold resets it, and the LED shows
+	// the box's state. nil (or one with nothing attached): none.
+	Panel Panel
 	// CPUInfo is the path of the board's cpuinfo, for the default name;
 	// "" means /proc/cpuinfo.
 	CPUInfo string
@@ -97,6 +101,7 @@ type Box struct {
 	owner   *owner.Pages
 	mcp     *mcp.Handler
 	remote  *remote // the remote (tailnet) entry
+	panel   *panel  // the button and the LED
 
 	// life is the services' context: it outlives Run's context so
 	// background work (the control service's event follower) keeps going
@@ -219,7 +224,9 @@ func (b *Box) routes() error {
 	if b.remote, err = b.newRemote(b.life); err != nil {
 		return err
 	}
+	b.panel = b.newPanel()
 	b.owner, err = owner.New(owner.Config{
+		Button:        b.panel.button(),
 		Tailnet:       b.remote,
 		Store:         b.store,
 		OAuth:         b.oauth,
@@ -429,6 +436,9 @@ func (b *Box) Run(ctx context.Context) error {
 	defer stopMDNS()
 	b.remote.run(ctx) // never waits for the tailnet
 	defer b.remote.shutdown()
+	panelCtx, stopPanel := context.WithCancel(ctx)
+	defer stopPanel()
+	waitPanel := b.panel.run(panelCtx)
 
 	var runErr error
 	running := len(servers)
@@ -443,6 +453,8 @@ func (b *Box) Run(ctx context.Context) error {
 		b.log.Error("entry failed", "err", runErr)
 	}
 	stopMDNS() // withdraw before the entries stop answering
+	stopPanel()
+	waitPanel() // the LED goes off
 	b.remote.shutdown()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.ShutdownTimeout)
 	defer cancel()
@@ -536,6 +548,9 @@ func (b *Box) Close() error {
 					errs = append(errs, err)
 				}
 			}
+		}
+		if b.panel != nil {
+			b.panel.close()
 		}
 		b.stopLife()
 		if b.store != nil {

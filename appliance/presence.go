@@ -1,0 +1,222 @@
+package appliance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/gpio"
+)
+
+// Panel is the box's button and status LED. *gpio.Panel satisfies it;
+// tests pass a fake.
+type Panel interface {
+	// Events are the button's presses and holds; closed when the panel
+	// closes.
+	Events() <-chan gpio.Event
+	// SetLED sets what the LED shows.
+	SetLED(gpio.LED)
+	// Available reports whether a button or an LED is attached.
+	Available() bool
+}
+
+// ledEvery is how often the LED is recomputed without an event.
+const ledEvery = time.Second
+
+// panel runs the box's physical controls while the box runs: presses go
+// to the claim page, a long hold resets the box, and the LED follows the
+// box's state.
+type panel struct {
+	b       *Box
+	p       Panel // nil: no panel
+	presses chan gpio.Event
+	wake    chan struct{} // recompute the LED now
+	closeMu sync.Once
+}
+
+// newPanel wraps cfg.Panel; without one (or one with nothing attached)
+// the box has no physical controls.
+func (b *Box) newPanel() *panel {
+	pn := &panel{b: b, wake: make(chan struct{}, 1)}
+	if b.cfg.Panel == nil || !b.cfg.Panel.Available() {
+		b.log.Debug("no button or LED; the box is claimed with the setup code only")
+		return pn
+	}
+	pn.p = b.cfg.Panel
+	if hb, ok := pn.p.(interface{ HasButton() bool }); ok && !hb.HasButton() {
+		b.log.Debug("an LED but no button; the box is claimed with the setup code only")
+		return pn
+	}
+	pn.presses = make(chan gpio.Event)
+	return pn
+}
+
+// button is what the claim page reads presses from; nil without a button.
+func (pn *panel) button() owner.Button {
+	if pn.presses == nil {
+		return nil
+	}
+	return pressFeed(pn.presses)
+}
+
+// pressFeed hands the box's presses to the claim page.
+type pressFeed chan gpio.Event
+
+// Events implements owner.Button.
+func (f pressFeed) Events() <-chan gpio.Event { return f }
+
+// run serves the panel until ctx ends; it returns when both loops have
+// stopped. Box.Run calls it.
+func (pn *panel) run(ctx context.Context) (wait func()) {
+	if pn.p == nil {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { pn.buttonLoop(ctx) })
+	wg.Go(func() { pn.ledLoop(ctx) })
+	return wg.Wait
+}
+
+// close ends the claim page's reader; call it after run's loops stopped.
+func (pn *panel) close() {
+	if pn.presses != nil {
+		pn.closeMu.Do(func() { close(pn.presses) })
+	}
+}
+
+func (pn *panel) poke() {
+	select {
+	case pn.wake <- struct{}{}:
+	default:
+	}
+}
+
+// buttonLoop dispatches the button's events.
+func (pn *panel) buttonLoop(ctx context.Context) {
+	log := pn.b.log
+	events := pn.p.Events()
+	for {
+		var ev gpio.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok = <-events:
+			if !ok {
+				return
+			}
+		}
+		switch ev.Kind {
+		case gpio.Press:
+			if pn.presses == nil {
+				break
+			}
+			select {
+			case pn.presses <- ev:
+			case <-ctx.Done():
+				return
+			}
+		case gpio.ResetWarning:
+			log.Warn("button held: the box resets in 5 s unless it is let go")
+		case gpio.ResetCancelled:
+			log.Info("button let go: factory reset cancelled")
+		case gpio.Reset:
+			if err := pn.b.factoryReset(ctx); err != nil {
+				log.Error("factory reset failed", "err", err)
+			}
+		}
+		pn.poke()
+	}
+}
+
+// factoryReset forgets the owner, the clients and the journal (see
+// owner.Pages.FactoryReset: the certificate stays) and announces the new
+// setup code on Out, in the log and in the setup-code file.
+func (b *Box) factoryReset(ctx context.Context) error {
+	code, lost, err := b.owner.FactoryReset(ctx)
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	b.log.Warn("FACTORY RESET by the button: owner, sessions, clients, grants, tokens and the journal are gone; the certificate is kept",
+		"setup_code", code, "clients", lost["oauth_clients"], "grants", lost["oauth_grants"], "operations", lost["operations"])
+	out := b.cfg.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if _, err := fmt.Fprintf(out, "Factory reset: the box is unclaimed again.\nSetup code:   %s\n", code); err != nil {
+		return fmt.Errorf("appliance: print the new setup code: %w", err)
+	}
+	return nil
+}
+
+// ledLoop recomputes the LED every second and after events.
+func (pn *panel) ledLoop(ctx context.Context) {
+	phoneEvents := pn.b.cfg.Phone.Subscribe(ctx)
+	t := time.NewTicker(ledEvery)
+	defer t.Stop()
+	last := gpio.LED(-1)
+	for {
+		s := pn.b.ledState(ctx)
+		if s.led != last {
+			pn.b.log.Debug("status LED", "led", s.led, "why", s.why)
+			pn.p.SetLED(s.led)
+			last = s.led
+		}
+		select {
+		case <-ctx.Done():
+			pn.p.SetLED(gpio.Off)
+			return
+		case <-t.C:
+		case <-pn.wake:
+		case _, ok := <-phoneEvents:
+			if !ok {
+				phoneEvents = nil
+			}
+		}
+	}
+}
+
+// ledView is what the LED shows and why.
+type ledView struct {
+	led gpio.LED
+	why string
+}
+
+// ledState decides the LED, in this order: fast blink when the box cannot
+// read its store or the phone is not ready (an error the owner must fix
+// at the box); slow blink while unclaimed or while a client's request
+// waits for the owner's approval; on when ready.
+func (b *Box) ledState(ctx context.Context) ledView {
+	var claimed, pending bool
+	err := b.store.View(ctx, func(tx *store.Tx) error {
+		_, err := tx.Owner()
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		claimed = err == nil
+		if err != nil {
+			return err
+		}
+		n, err := tx.CountPendingDeviceRequests(time.Now(), "")
+		pending = n > 0
+		return err
+	})
+	switch {
+	case err != nil:
+		return ledView{gpio.FastBlink, "store: " + err.Error()}
+	case !claimed:
+		return ledView{gpio.SlowBlink, "unclaimed"}
+	}
+	if st := b.cfg.Phone.State(); !st.Ready {
+		return ledView{gpio.FastBlink, "phone: " + st.Code}
+	}
+	if pending {
+		return ledView{gpio.SlowBlink, "approval waiting"}
+	}
+	return ledView{gpio.On, "ready"}
+}
