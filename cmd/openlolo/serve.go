@@ -32,6 +32,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	authKey := fs.String("ts-authkey", "", "Tailscale auth key for the node's first login (else log in from the Settings page)")
 	funnel := fs.Bool("funnel", false, "with --tailnet: also publish /mcp and OAuth on the internet through Tailscale Funnel")
 	mdns := fs.Bool("mdns", true, "advertise the box on the LAN over mDNS (_openlolo._tcp, <name>.local); default off when --lan is loopback")
+	gpioF := addGPIOFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,6 +51,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	if *simSize != "" && *backend != "sim" {
 		return usagef("--sim-size applies to --phone sim only")
 	}
+	if err := gpioF.check(fs); err != nil {
+		return err
+	}
 	log := c.logger()
 	ph, err := openPhone(ctx, *backend, *simSize, gadget.Options{
 		Platform: *platform, UDC: *udc, Video: *video, Logger: log.With("phone", "gadget"),
@@ -58,7 +62,13 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer ph.Close()
+	panel, closePanel, err := gpioF.open(log.With("hw", "gpio"))
+	if err != nil {
+		return err
+	}
+	defer closePanel()
 	box, err := appliance.New(ctx, appliance.Config{
+		Panel:         panel,
 		StateDir:      *state,
 		Name:          *name,
 		Version:       version,
