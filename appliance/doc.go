@@ -12,4 +12,17 @@
 // store closes. [Box.Close] releases a box that never ran.
 //
 // The phone belongs to the caller: the box uses it but does not close it.
+//
+// # Button and LED
+//
+// [Config].Panel (hw/gpio, opened by serve) is the box's button and
+// status LED, also the caller's to close. While the box runs, a short
+// press confirms a claim waiting on the box page for one; holding the
+// button 10 s is a factory reset (see owner.Pages.FactoryReset: owner,
+// sessions, clients, grants, tokens and the journal go, the certificate
+// stays), after which the new setup code is printed on Out, logged and
+// written to the setup-code file. The LED is recomputed every second and
+// on phone and button events: fast blink when the phone is not ready or
+// the store cannot be read, slow blink while unclaimed or while a client's
+// request waits for approval, on when ready, off before Run and after it.
 package appliance
