@@ -22,7 +22,8 @@
 // sessions, clients, grants, tokens and the journal go, the certificate
 // stays), after which the new setup code is printed on Out, logged and
 // written to the setup-code file. The LED is recomputed every second and
-// on phone and button events: fast blink when the phone is not ready or
-// the store cannot be read, slow blink while unclaimed or while a client's
-// request waits for approval, on when ready, off before Run and after it.
+// on phone and button events; the first that holds wins: fast blink when
+// the store cannot be read, slow blink while unclaimed, fast blink when the
+// phone is not ready, slow blink while a client's request waits for
+// approval, else on. It is off before Run and after it.
 package appliance
