@@ -188,7 +188,7 @@ func (t *Tailnet) runOnce(ctx context.Context) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() { t.watch(ctx, lc) })
+	wg.Go(func() { t.watch(ctx, srv, lc) })
 	errc := make(chan error, 2)
 	servers := []*http.Server{t.httpServer(t.handler(), tlsConf)}
 	wg.Go(func() { errc <- serveTLS(servers[0], ln, tlsConf) })
@@ -267,11 +267,12 @@ func (t *Tailnet) handler() http.Handler {
 }
 
 // watch keeps Status current until ctx ends.
-func (t *Tailnet) watch(ctx context.Context, lc *local.Client) {
+func (t *Tailnet) watch(ctx context.Context, srv *tsnet.Server, lc *local.Client) {
+	var offSince time.Time // when the node lost its coordination server
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
 	for {
-		t.refresh(ctx, lc)
+		t.refresh(ctx, lc, controlLost(srv, &offSince))
 		select {
 		case <-ctx.Done():
 			return
@@ -280,7 +281,27 @@ func (t *Tailnet) watch(ctx context.Context, lc *local.Client) {
 	}
 }
 
-func (t *Tailnet) refresh(ctx context.Context, lc *local.Client) {
+// controlLostAfter is how long the node may be out of its map poll before
+// Status says the coordination server is unreachable (reconnects take a
+// few seconds; Tailscale's own warning waits 8 minutes).
+const controlLostAfter = 10 * time.Second
+
+// controlLost reports whether the node has been out of contact with the
+// coordination server for controlLostAfter; *since tracks when it lost it.
+func controlLost(srv *tsnet.Server, since *time.Time) bool {
+	if srv.Sys().HealthTracker.Get().GetInPollNetMap() {
+		*since = time.Time{}
+		return false
+	}
+	if since.IsZero() {
+		*since = time.Now()
+	}
+	return time.Since(*since) >= controlLostAfter
+}
+
+// refresh reads the node's state into Status; lost says the coordination
+// server has been unreachable for a while.
+func (t *Tailnet) refresh(ctx context.Context, lc *local.Client, lost bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	st, err := lc.StatusWithoutPeers(ctx)
@@ -305,6 +326,13 @@ func (t *Tailnet) refresh(ctx context.Context, lc *local.Client) {
 	switch st.BackendState {
 	case ipn.Running.String():
 		next.State, next.Reason = TailnetRunning, health
+		if lost {
+			next.Reason = "The coordination server is unreachable: devices already known can still connect, " +
+				"new devices and changes are not seen until it is back. The box keeps trying."
+			if health != "" {
+				next.Reason += " (" + health + ")"
+			}
+		}
 	case ipn.NeedsLogin.String():
 		next.State, next.AuthURL = TailnetNeedsLogin, st.AuthURL
 		next.Reason = "The box is not logged in to a tailnet: open the login link on the Settings page, or paste an auth key there."

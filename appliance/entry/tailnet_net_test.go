@@ -24,6 +24,7 @@ import (
 	"image"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -132,6 +133,64 @@ func startControl(t *testing.T, authKey string) *testcontrol.Server {
 	control.HTTPTestServer.Start()
 	t.Cleanup(control.HTTPTestServer.Close)
 	return control
+}
+
+// cutProxy forwards TCP to the coordination server until Cut, which
+// drops every connection at once, as a lost uplink does (closing the
+// httptest server alone leaves the node's hijacked long poll open).
+type cutProxy struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	conns []net.Conn
+	cut   bool
+}
+
+func newCutProxy(t *testing.T, targetURL string) *cutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln, target: strings.TrimPrefix(targetURL, "http://")}
+	t.Cleanup(p.Cut)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			if p.cut {
+				c.Close()
+				up.Close()
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Cut closes the listener and every forwarded connection.
+func (p *cutProxy) Cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	for _, c := range p.conns {
+		c.Close()
+	}
 }
 
 // peer is a client device on the tailnet with its own user.
@@ -324,8 +383,9 @@ func TestTailnetBox(t *testing.T) {
 	defer cancel()
 	control := startControl(t, "")
 	ca := newTestCA(t)
+	uplink := newCutProxy(t, control.HTTPTestServer.URL)
 	box, code, stop := startBox(t, appliance.Config{
-		Name: "openlolo-tn01", Tailnet: true, TailnetControlURL: control.HTTPTestServer.URL, TailnetCerts: ca,
+		Name: "openlolo-tn01", Tailnet: true, TailnetControlURL: uplink.URL(), TailnetCerts: ca,
 	})
 	st := waitState(t, box.Remote(), entry.TailnetRunning, time.Minute)
 	if st.DNSName != "openlolo-tn01."+tailnetDomain || len(st.IPs) == 0 {
@@ -412,8 +472,7 @@ func TestTailnetBox(t *testing.T) {
 	}
 
 	// Control goes away: the LAN entry keeps serving, pairing included.
-	control.HTTPTestServer.CloseClientConnections()
-	control.HTTPTestServer.Close()
+	uplink.Cut()
 	getOK(t, lanHC, lanURL+"/healthz")
 	if c, _, s := callStatus(t, lanHC, lanURL, lanTok); c != 200 || s["status"] != "ok" {
 		t.Errorf("openlolo_status on the LAN with control down = %d %v", c, s)
@@ -421,6 +480,21 @@ func TestTailnetBox(t *testing.T) {
 	lan2 := pair(t, lanClient(t, box), lanURL, owner, lanURL, "lan script 2")
 	if c, _, _ := callStatus(t, lanHC, lanURL, lan2); c != 200 {
 		t.Errorf("a grant made while control is down: %d", c)
+	}
+
+	// The remote entry says why it is not well: its coordination server
+	// is gone (it keeps serving known devices).
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(box.Remote().Status().Reason, "coordination server is unreachable") {
+		if time.Now().After(deadline) {
+			t.Fatalf("remote entry with control down: %+v, want the reason", box.Remote().Status())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	getOK(t, laptop.hc, remote+"/healthz")
+	_, page = ownertest.Get(t, owner, lanURL, "/status")
+	if !strings.Contains(ownertest.Text(page), "coordination server is unreachable") {
+		t.Errorf("the Status page does not say the coordination server is unreachable: %s", ownertest.Text(page))
 	}
 
 	// The owner turns the remote entry off: it stops, and says so.
