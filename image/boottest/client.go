@@ -54,6 +54,15 @@ func newClient(name, addr, pin string) (*client, error) {
 	}, nil
 }
 
+// script returns a client for the same box without cookies: a script or
+// agent holds only its bearer token (the box refuses a request that
+// carries both a token and the owner's session cookie).
+func (c *client) script() *client {
+	h := *c.http
+	h.Jar = nil
+	return &client{base: c.base, http: &h}
+}
+
 // do sends a request and returns the status and body.
 func (c *client) do(ctx context.Context, method, path string, body io.Reader, hdr map[string]string) (int, []byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)

@@ -182,8 +182,9 @@ func (t *test) firstBoot(ctx context.Context) bool {
 		t.granted = t.r.check("boot 1: a device authorization is approved by the owner", t.grant(ctx, cl))
 	}
 	if t.granted {
-		t.r.check("boot 1: MCP openlolo_status answers", status(ctx, cl, t.tok.AccessToken))
-		t.r.check("boot 1: MCP openlolo_screenshot answers with an image", screenshot(ctx, cl, t.tok.AccessToken))
+		sc := cl.script()
+		t.r.check("boot 1: MCP openlolo_status answers", status(ctx, sc, t.tok.AccessToken))
+		t.r.check("boot 1: MCP openlolo_screenshot answers with an image", screenshot(ctx, sc, t.tok.AccessToken))
 	}
 	t.rss(ctx, sh, "RSS of openlolo serve after the claim (argon2id) and the checks above")
 	sh.run(ctx, detached("reboot"))
@@ -204,7 +205,8 @@ func (t *test) grant(ctx context.Context, cl *client) error {
 	if err := cl.login(ctx, t.passphrase); err != nil {
 		return err
 	}
-	d, err := cl.startDevice(ctx, "openlolo boot test")
+	sc := cl.script()
+	d, err := sc.startDevice(ctx, "openlolo boot test")
 	if err != nil {
 		return err
 	}
@@ -213,7 +215,7 @@ func (t *test) grant(ctx context.Context, cl *client) error {
 	}
 	pctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	tok, err := cl.pollToken(pctx, d)
+	tok, err := sc.pollToken(pctx, d)
 	if err != nil {
 		return err
 	}
@@ -222,10 +224,11 @@ func (t *test) grant(ctx context.Context, cl *client) error {
 }
 
 func (t *test) secondBoot(ctx context.Context) bool {
-	m, cl, ok := t.up(ctx, "boot 2")
+	m, owner, ok := t.up(ctx, "boot 2")
 	if !ok {
 		return false
 	}
+	cl := owner.script()
 	if t.claimed {
 		ok, err := cl.claimed(ctx)
 		if err == nil && !ok {
@@ -278,10 +281,11 @@ func (t *test) secondBoot(ctx context.Context) bool {
 }
 
 func (t *test) thirdBoot(ctx context.Context) {
-	m, cl, ok := t.up(ctx, "boot 3 (after the power cut)")
+	m, owner, ok := t.up(ctx, "boot 3 (after the power cut)")
 	if !ok {
 		return
 	}
+	cl := owner.script()
 	if t.granted {
 		t.r.check("boot 3: the grant still works after the power cut (openlolo_status with the last access token)", status(ctx, cl, t.tok.AccessToken))
 	}
