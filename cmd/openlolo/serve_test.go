@@ -219,6 +219,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--state", dir, "--phone", "gadget", "--sim-size", "300x600"}, 2, "--sim-size applies to --phone sim only"},
 		{[]string{"--state", dir, "--lan", "127.0.0.1:0", "--name", "Bad_Name"}, 1, "DNS label"},
 		{[]string{"--state", dir, "--lan", "256.0.0.1:0"}, 1, "listen"},
+		{[]string{"--state", dir, "--lan", "127.0.0.1:0", "--funnel"}, 2, "--funnel needs --tailnet"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, "", append([]string{"serve"}, tt.args...)...)
