@@ -4,6 +4,19 @@
 // box's handlers: [HostCheck] (DNS rebinding protection) and
 // [SecurityHeaders].
 //
+// [AdvertiseMDNS] announces the LAN entry as _openlolo._tcp (TXT v, fp,
+// spki, path, name) and _https._tcp with <name>.local, re-announces when
+// addresses change and says goodbye on shutdown.
+//
+// [Tailnet] is the remote entry: a tsnet node named after the box that
+// serves the box's routes over HTTPS with the tailnet certificate (a
+// [CertSource], so tests use a local CA), puts the sender's WhoIs
+// [Visitor] in each request's context, optionally publishes the
+// [FunnelAllowed] paths through Funnel, and reports in
+// [Tailnet.Status] why it is not running. It never holds up the LAN entry.
+// The offline tests of it run an in-process coordination server and DERP
+// in a private network namespace: go test -tags tailnet -run Tailnet.
+//
 // Each server binds its address when it is made, so tests pass
 // "127.0.0.1:0" and read the port back with [Server.Addr].
 //
