@@ -282,6 +282,16 @@ class E2ETest(unittest.TestCase):
         r = self.go("call", self.box.url, "openlolo_button", "button=nope")
         self.assertEqual(r.returncode, 1, r.stderr)
 
+    def test_fingerprint_prints_what_the_go_command_prints(self) -> None:
+        for args in (["--state", self.state], [self.box.url]):
+            with self.subTest(args=args):
+                go, py = self.go("fingerprint", *args), self.py_cli("fingerprint", *args)
+                self.assertEqual((go.returncode, py.returncode), (0, 0), go.stderr + py.stderr)
+                self.assertEqual(py.stdout, go.stdout)
+                self.assertEqual(py.stderr, go.stderr)
+                self.assertIn("Fingerprint:  " + self.box.fingerprint, py.stdout)
+                self.assertIn("SPKI pin:     " + self.box.spki, py.stdout)
+
     def test_pin_mismatch_after_rotate_cert(self) -> None:
         box = self.pair("rotate.py on ci")
         self.assertEqual(box.status()["status"], "ok")
