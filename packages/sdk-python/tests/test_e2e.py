@@ -279,8 +279,16 @@ class E2ETest(unittest.TestCase):
         r = self.py_cli("call", self.box.url, "openlolo_button", "button=nope")
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("refused: UNSUPPORTED_BUTTON", r.stderr)
-        r = self.go("call", self.box.url, "openlolo_button", "button=nope")
-        self.assertEqual(r.returncode, 1, r.stderr)
+        r2 = self.go("call", self.box.url, "openlolo_button", "button=nope")
+        self.assertEqual(r2.returncode, 1, r2.stderr)
+        self.assertEqual(r.stderr, r2.stderr)
+        # Same output and the same usage errors as the Go command.
+        for args in (["openlolo_apps", "query=note"], ["openlolo_tap", "bogus=1"], ["openlolo_tap", "x=left"], ["openlolo_nope"]):
+            with self.subTest(args=args):
+                go, py = self.go("call", self.box.url, *args), self.py_cli("call", self.box.url, *args)
+                self.assertEqual(py.returncode, go.returncode, go.stderr + py.stderr)
+                self.assertEqual(py.stdout, go.stdout)
+                self.assertEqual(py.stderr.replace("openlolo-sdk call:", "openlolo call:"), go.stderr)
 
     def test_fingerprint_prints_what_the_go_command_prints(self) -> None:
         for args in (["--state", self.state], [self.box.url]):
