@@ -79,7 +79,7 @@ func Open(opts Options) (*Panel, error) {
 	}
 	if p.btn == nil && opts.Button != None || p.led == nil && opts.LED != None {
 		if _, err := driverreg.Init(); err != nil {
-			p.log.Info("gpio: no GPIO on this machine; button and LED disabled", "err", err)
+			p.log.Debug("gpio: no GPIO on this machine; button and LED disabled", "err", err)
 		} else {
 			if p.btn == nil && opts.Button != None {
 				p.btn = lookup(or(opts.Button, DefaultButton))
@@ -102,7 +102,7 @@ func Open(opts Options) (*Panel, error) {
 		}
 	}
 	if p.btn == nil && p.led == nil {
-		p.log.Info("gpio: no button or LED; physical controls disabled")
+		p.log.Debug("gpio: no button or LED; physical controls disabled")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
@@ -134,6 +134,10 @@ func lookup(name string) gpio.PinIO {
 
 // Available reports whether a button or an LED is attached.
 func (p *Panel) Available() bool { return p.btn != nil || p.led != nil }
+
+// HasButton reports whether the panel has a button, so that a claim by
+// physical presence can be offered.
+func (p *Panel) HasButton() bool { return p.btn != nil }
 
 // Events returns the button's events. A slow reader misses events rather
 // than blocking the button. The channel is closed by Close.
