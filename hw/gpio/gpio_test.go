@@ -182,3 +182,18 @@ func TestPanelUnknownPinNames(t *testing.T) {
 		t.Error("Available = true for pins that do not exist")
 	}
 }
+
+func TestPanelHasButton(t *testing.T) {
+	p, _, _ := openTest(t)
+	if !p.HasButton() {
+		t.Fatal("HasButton() = false for a panel with a button")
+	}
+	ledOnly, err := Open(Options{Button: None, LEDPin: &gpiotest.Pin{N: "GPIO27", Num: 27}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ledOnly.Close()
+	if ledOnly.HasButton() || !ledOnly.Available() {
+		t.Fatalf("LED-only panel: HasButton() = %v, Available() = %v; want false, true", ledOnly.HasButton(), ledOnly.Available())
+	}
+}
