@@ -87,33 +87,20 @@ func Pair(ctx context.Context, box string, opts PairOptions) (Box, error) {
 		st = &TokenStore{Path: p}
 	}
 
-	// 1. The certificate: pinned up front, or trusted on first use.
-	hostport := strings.TrimPrefix(u, "https://")
-	if _, _, err := net.SplitHostPort(hostport); err != nil {
-		hostport = net.JoinHostPort(strings.Trim(hostport, "[]"), "443")
-	}
-	cert, err := boxtls.FetchCertificate(ctx, hostport)
-	if err != nil {
-		return Box{}, fmt.Errorf("openlolo: reach %s: %w", u, err)
-	}
-	if opts.Pin != "" {
-		p, err := boxtls.ParsePin(opts.Pin)
+	// 1. The certificate. A tailnet entry (*.ts.net) has a CA-issued
+	// certificate that is renewed every few months: it is verified like
+	// any website's and never pinned. A LAN box is pinned: up front, or
+	// trusted on first use.
+	var fp, spki, boxLabel string
+	if entryOf(u) == "tailnet" && opts.Pin == "" {
+		boxLabel, _, _ = strings.Cut(strings.TrimPrefix(u, "https://"), ".")
+	} else {
+		cert, err := confirmCertificate(ctx, u, opts)
 		if err != nil {
 			return Box{}, err
 		}
-		if !p.Matches(cert) {
-			return Box{}, &PinMismatch{Want: p.String(), Got: boxtls.FingerprintHex(cert)}
-		}
-	} else if opts.Confirm != nil {
-		ok, err := opts.Confirm(ctx, cert)
-		if err != nil {
-			return Box{}, err
-		}
-		if !ok {
-			return Box{}, fmt.Errorf("openlolo: pairing stopped: the certificate was not confirmed")
-		}
+		fp, spki, boxLabel = boxtls.FingerprintHex(cert), boxtls.SPKIPin(cert), boxName(cert)
 	}
-	fp := boxtls.FingerprintHex(cert)
 	hc := opts.HTTPClient
 	if hc == nil {
 		hc, err = pinnedHTTPClient(u, fp)
@@ -187,11 +174,11 @@ func Pair(ctx context.Context, box string, opts PairOptions) (Box, error) {
 		switch e := mapTokenError(err); {
 		case err == nil:
 			b := Box{
-				URL: u, Fingerprint: fp, Pin: boxtls.SPKIPin(cert),
+				URL: u, Fingerprint: fp, Pin: spki,
 				Entry: entryOf(u), Issuer: md.Issuer, ClientID: da.ClientID, ClientName: name,
 				Scope: ans.Scope, AccessToken: ans.AccessToken, RefreshToken: ans.RefreshToken,
 				Expiry: now().Add(time.Duration(ans.ExpiresIn) * time.Second), PairedAt: now().UTC(),
-				Name: boxName(cert),
+				Name: boxLabel,
 			}
 			if err := st.Put(b); err != nil {
 				return Box{}, err
@@ -209,6 +196,39 @@ func Pair(ctx context.Context, box string, opts PairOptions) (Box, error) {
 			return Box{}, ErrExpiredToken
 		}
 	}
+}
+
+// confirmCertificate fetches the LAN box's certificate and checks it
+// against opts.Pin, or has the caller confirm it (trust on first use).
+func confirmCertificate(ctx context.Context, u string, opts PairOptions) (*x509.Certificate, error) {
+	hostport := strings.TrimPrefix(u, "https://")
+	if _, _, err := net.SplitHostPort(hostport); err != nil {
+		hostport = net.JoinHostPort(strings.Trim(hostport, "[]"), "443")
+	}
+	cert, err := boxtls.FetchCertificate(ctx, hostport)
+	if err != nil {
+		return nil, fmt.Errorf("openlolo: reach %s: %w", u, err)
+	}
+	if opts.Pin != "" {
+		p, err := boxtls.ParsePin(opts.Pin)
+		if err != nil {
+			return nil, err
+		}
+		if !p.Matches(cert) {
+			return nil, &PinMismatch{Want: p.String(), Got: boxtls.FingerprintHex(cert)}
+		}
+		return cert, nil
+	}
+	if opts.Confirm != nil {
+		ok, err := opts.Confirm(ctx, cert)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("openlolo: pairing stopped: the certificate was not confirmed")
+		}
+	}
+	return cert, nil
 }
 
 // entryOf guesses the entry from the URL: tailnet names end in .ts.net.
