@@ -65,4 +65,8 @@ func TestFactoryResetPrintsTheCode(t *testing.T) {
 	if want := "Setup code:   " + code + "\n"; !strings.Contains(out.String(), want) {
 		t.Errorf("Out = %q, want a line %q", out.String(), want)
 	}
+	b.store.Close()
+	if err := b.factoryReset(ctx); err == nil || !strings.Contains(err.Error(), "factory reset") {
+		t.Errorf("factoryReset with the store closed = %v, want an error naming the reset", err)
+	}
 }

@@ -325,3 +325,29 @@ func TestFactoryReset(t *testing.T) {
 		t.Errorf("button claim after the reset: at %s", res.Request.URL.Path)
 	}
 }
+
+func TestButtonClaimFailures(t *testing.T) {
+	btn := newButton(t)
+	b := newBox(t, boxOpts{button: btn})
+	b.code(t)
+	c := ownertest.NewClient(t, b.srv)
+	late := ownertest.NewClient(t, b.srv)
+	tok := ownertest.FormToken(mustGet(t, late, b.url, "/claim"))
+	startButtonClaim(t, c, b.url, testPass, testPass)
+
+	// The database gone: a press cannot store the owner, the pages say
+	// something went wrong, and the reset fails with what failed.
+	b.st.Close()
+	btn.press()
+	res, body := ownertest.Get(t, c, b.url, "/claim/button")
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(body, "Something went wrong") {
+		t.Errorf("waiting page with the store closed: %d %q, want 500", res.StatusCode, ownertest.Text(body))
+	}
+	res, body = ownertest.PostForm(t, late, b.url, "/claim/button", url.Values{"csrf": {tok}, "passphrase": {testPass}, "confirm": {testPass}})
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(body, "Something went wrong") {
+		t.Errorf("button claim with the store closed: %d %q, want 500", res.StatusCode, ownertest.Text(body))
+	}
+	if _, _, err := b.pages.FactoryReset(context.Background()); err == nil || !strings.Contains(err.Error(), "factory reset") {
+		t.Errorf("FactoryReset with the store closed = %v, want an error naming the reset", err)
+	}
+}
