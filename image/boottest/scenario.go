@@ -163,6 +163,7 @@ func (t *test) firstBoot(ctx context.Context) bool {
 	t.r.check("boot 1: the data partition grew to fill the card", dataGrew(ctx, sh))
 	t.r.check("boot 1: the root filesystem is read-only squashfs", readOnlyRoot(ctx, sh))
 
+	t.r.check("boot 1: the Wi-Fi pieces are on the root (wpa_supplicant runs, brcmfmac and firmware, wifi.txt parses under busybox)", wifiPieces(ctx, sh))
 	t.rss(ctx, sh, "RSS of openlolo serve after boot, idle")
 	console := m.con.value("Setup code:")
 	out, st, err := sh.run(ctx, "cat /boot/openlolo/setup-code.txt")
@@ -365,6 +366,29 @@ func consoleHas(c *console, parts ...string) error {
 		}
 	}
 	return fmt.Errorf("no console line with %q", parts)
+}
+
+// wifiPieces checks what Wi-Fi needs on a Pi, short of a radio: the
+// dynamically linked wpa_supplicant finds its libraries, the brcmfmac
+// module and the Pi chips' firmware are there, and wifi-conf turns a
+// wifi.txt into a configuration under the box's own busybox shell.
+func wifiPieces(ctx context.Context, sh shell) error {
+	cmds := []struct{ cmd, want string }{
+		{"wpa_supplicant -v", "wpa_supplicant v"},
+		{"modinfo -F filename brcmfmac", "brcmfmac.ko"},
+		{"ls /lib/firmware/brcm/", "brcmfmac43455-sdio.raspberrypi,4-model-b.txt"},
+		{"printf 'ssid=Home\\r\\npsk=longenough\\r\\ncountry=de\\r\\n' > /tmp/wifi.txt && /usr/libexec/openlolo/wifi-conf /tmp/wifi.txt", "ssid=486f6d65"},
+	}
+	for _, c := range cmds {
+		out, st, err := sh.run(ctx, c.cmd)
+		if err != nil {
+			return err
+		}
+		if st != 0 || !strings.Contains(out, c.want) {
+			return fmt.Errorf("%s: status %d, %q lacks %q", c.cmd, st, out, c.want)
+		}
+	}
+	return nil
 }
 
 // logsAndClock checks the rotating log on /data and the saved clock.
