@@ -166,7 +166,10 @@ cp "$WORK/initrd.img" "$B/initrd.img"
 cp "$P/usr/lib/linux-image-$KVER"/broadcom/bcm27*.dtb "$P/usr/lib/linux-image-$KVER"/broadcom/bcm28*.dtb "$B/"
 CONFIG_EXTRA="upstream_kernel=1
 kernel=vmlinuz
-initramfs initrd.img followkernel" \
+initramfs initrd.img followkernel
+[pi02]
+device_tree=bcm2837-rpi-zero-2-w.dtb
+[all]" \
 GADGET_DTBS="bcm2837-rpi-zero-2-w.dtb bcm2837-rpi-3-a-plus.dtb bcm2711-rpi-cm4-io.dtb" \
   "$board/mkcard.sh" "$WORK" "$VERSION" > /dev/null
 mkdir -p "$OUT"
