@@ -18,6 +18,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/hw/gpio"
 	"github.com/openlolo/openlolo/hw/phone"
+	"periph.io/x/conn/v3/gpio/gpiotest"
 )
 
 // fakePanel is the box's button and LED as a test drives and watches them.
@@ -215,18 +216,31 @@ func TestBoxLEDFollowsTheBox(t *testing.T) {
 	fp.waitLED(t, gpio.SlowBlink)
 }
 
-func TestBoxWithoutPanel(t *testing.T) {
+func TestBoxWithoutButton(t *testing.T) {
 	t.Parallel()
-	// What serve opens on a machine without GPIO (or with --no-gpio).
-	p, err := gpio.Open(gpio.Options{Button: gpio.None, LED: gpio.None})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name string
+		opts gpio.Options
+	}{
+		// What serve opens on a machine without GPIO.
+		{"no GPIO", gpio.Options{Button: gpio.None, LED: gpio.None}},
+		// An LED but no button: the LED works, the claim needs the code.
+		{"LED only", gpio.Options{Button: gpio.None, LEDPin: &gpiotest.Pin{N: "GPIO27", Num: 27}}},
 	}
-	t.Cleanup(func() { p.Close() })
-	r := start(t, appliance.Config{Panel: p})
-	c, base := browser(t, r)
-	_, page := ownertest.Get(t, c, base, "/claim")
-	if !strings.Contains(page, "Claim this box") || strings.Contains(page, "/claim/button") {
-		t.Errorf("claim page of a box without a button: %q, want the code form only", ownertest.Text(page))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := gpio.Open(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close() })
+			r := start(t, appliance.Config{Panel: p})
+			c, base := browser(t, r)
+			_, page := ownertest.Get(t, c, base, "/claim")
+			if !strings.Contains(page, "Claim this box") || strings.Contains(page, "/claim/button") {
+				t.Errorf("claim page: %q, want the code form only", ownertest.Text(page))
+			}
+		})
 	}
 }
