@@ -23,6 +23,8 @@ type Panel interface {
 	SetLED(gpio.LED)
 	// Available reports whether a button or an LED is attached.
 	Available() bool
+	// HasButton reports whether a button is attached.
+	HasButton() bool
 }
 
 // ledEvery is how often the LED is recomputed without an event.
@@ -48,7 +50,7 @@ func (b *Box) newPanel() *panel {
 		return pn
 	}
 	pn.p = b.cfg.Panel
-	if hb, ok := pn.p.(interface{ HasButton() bool }); ok && !hb.HasButton() {
+	if !pn.p.HasButton() {
 		b.log.Debug("an LED but no button; the box is claimed with the setup code only")
 		return pn
 	}

@@ -33,6 +33,7 @@ func newFakePanel() *fakePanel { return &fakePanel{events: make(chan gpio.Event,
 
 func (f *fakePanel) Events() <-chan gpio.Event { return f.events }
 func (f *fakePanel) Available() bool           { return true }
+func (f *fakePanel) HasButton() bool           { return true }
 
 func (f *fakePanel) SetLED(s gpio.LED) {
 	f.mu.Lock()
