@@ -47,8 +47,9 @@ rm -rf "$src"; mkdir -p "$src"
 git -C "$top" archive --format=tar HEAD | tar -x -C "$src"
 (cd "$src" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod vendor)
 
-# 4. Build
+# 4. Build (the version reaches openlolo.mk and the post scripts through the environment)
+export OPENLOLO_IMAGE_VERSION="$VERSION"
 make -C "$br" O="$out" BR2_EXTERNAL="$ext" BR2_DL_DIR="$CACHE/dl" "openlolo_${board}_defconfig"
 make -C "$br" O="$out" BR2_DL_DIR="$CACHE/dl" \
-  OPENLOLO_OVERRIDE_SRCDIR="$src" OPENLOLO_IMAGE_VERSION="$VERSION"
+  OPENLOLO_OVERRIDE_SRCDIR="$src"
 ls -l "$out/images/openlolo-$VERSION-rpi.img"

@@ -153,6 +153,7 @@ mods "$R" configfs libcomposite usb_f_hid dwc2 phy-generic dummy_hcd uvcvideo \
   brcmfmac smsc95xx lan78xx genet mdio-bcm-unimac broadcom xhci-pci virtio_net virtio-rng \
   ext4 crc32c_generic vfat nls_cp437 nls_iso8859-1 nls_ascii \
   bcm2835_wdt bcm2835-rng iproc-rng200 raspberrypi-cpufreq bcm2835_thermal i2c-bcm2835 spi-bcm2835 reset-raspberrypi
+VERSION=$VERSION "$board/post-build.sh" "$R"
 find "$R" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 mksquashfs "$R" "$WORK/rootfs.squashfs" -comp xz -b 131072 -all-root -noappend -quiet -no-progress > /dev/null ||
   die "mksquashfs failed"

@@ -139,3 +139,31 @@ func TestMkcardRefuses(t *testing.T) {
 		}
 	}
 }
+
+func TestPostBuild(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, f := range []string{"etc/inittab", "etc/init.d/rcS", "etc/init.d/S50crond", "usr/libexec/openlolo/supervise"} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(root, f), []byte("#"), 0o755)
+	}
+	script := filepath.Join(board(t), "post-build.sh")
+	run(t, root, []string{"OPENLOLO_IMAGE_VERSION=1.2.3"}, "sh", script, root)
+	if b, _ := os.ReadFile(filepath.Join(root, "etc", "openlolo-release")); string(b) != "NAME=openlolo\nVERSION=1.2.3\n" {
+		t.Errorf("openlolo-release = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "etc", "init.d", "S50crond")); err == nil {
+		t.Error("Buildroot's S* init scripts were kept")
+	}
+	if _, err := os.Stat(filepath.Join(root, "etc", "init.d", "rcS")); err != nil {
+		t.Error("rcS was removed")
+	}
+	os.Remove(filepath.Join(root, "usr", "libexec", "openlolo", "supervise"))
+	out, err := exec.Command("sh", script, root).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "overlay was not applied") {
+		t.Errorf("post-build.sh on a root without the overlay: %v, %s", err, out)
+	}
+	if out, err := exec.Command("sh", script, t.TempDir()).CombinedOutput(); err == nil || !strings.Contains(string(out), "no etc/") {
+		t.Errorf("post-build.sh on an empty folder: %v, %s", err, out)
+	}
+}

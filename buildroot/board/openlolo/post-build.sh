@@ -1,0 +1,18 @@
+#!/bin/sh
+# openlolo: post-build script, run on the finished root tree before it is
+# packed into squashfs. Buildroot calls it (BR2_ROOTFS_POST_BUILD_SCRIPT)
+# with TARGET_DIR; image/mkimage.sh calls it the same way.
+#
+#   post-build.sh ROOT_DIR [board]
+#
+# It records the image version and drops init scripts that our rcS never
+# runs (Buildroot's S* scripts), so the root holds one way to start.
+set -eu
+root=${1:?usage: post-build.sh ROOT_DIR}
+[ -d "$root/etc" ] || { echo "post-build.sh: $root has no etc/; is it a root tree?" >&2; exit 1; }
+version=${OPENLOLO_IMAGE_VERSION:-${VERSION:-dev}}
+printf 'NAME=openlolo\nVERSION=%s\n' "$version" > "$root/etc/openlolo-release"
+rm -f "$root"/etc/init.d/S[0-9]*
+for f in /etc/inittab /etc/init.d/rcS /usr/libexec/openlolo/supervise; do
+  [ -e "$root$f" ] || { echo "post-build.sh: $f is missing from the root; the rootfs overlay was not applied" >&2; exit 1; }
+done
