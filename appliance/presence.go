@@ -45,9 +45,12 @@ type panel struct {
 // the box has no physical controls.
 func (b *Box) newPanel() *panel {
 	pn := &panel{b: b, wake: make(chan struct{}, 1)}
-	if b.cfg.Panel == nil || !b.cfg.Panel.Available() {
+	if b.cfg.Panel == nil {
 		b.log.Debug("no button or LED; the box is claimed with the setup code only")
 		return pn
+	}
+	if !b.cfg.Panel.Available() {
+		return pn // hw/gpio said so already
 	}
 	pn.p = b.cfg.Panel
 	if !pn.p.HasButton() {
