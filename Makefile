@@ -14,7 +14,7 @@ ARM64_ENV   = CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc GOOS=linux GOARCH=arm64
 ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension
 ARM64_BIN   = out/openlolo-linux-arm64
 
-.PHONY: all build run test test-go test-scripts bench lint arm64 arm64-toolchain clean \
+.PHONY: all build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
 	test-kernel image test-image buildroot-image
 
 all: build
@@ -28,13 +28,18 @@ run: build
 	bin/openlolo serve --state .state --lan 127.0.0.1:8443 --http 127.0.0.1:8080 --phone sim
 
 ## test: every Go test, then the shell tests in scripts/ against the built binaries
-test: test-go test-scripts
+test: test-go test-scripts test-python
 
 test-go:
 	$(GO) test ./...
 
 test-scripts: build arm64
 	@set -e; for s in scripts/test-*.sh; do echo "== $$s"; sh "$$s"; done
+
+# The Python SDK's unit and end-to-end tests (standard library only); the
+# end-to-end ones start bin/openlolo on the simulated phone.
+test-python: build
+	OPENLOLO_BIN=bin/openlolo python3 -m unittest discover -s packages/sdk-python/tests -v
 
 ## bench: the benchmarks (figures for the closing notes)
 bench:
