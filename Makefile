@@ -21,7 +21,7 @@ ARM64_ENV   = CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc GOOS=linux GOARCH=arm64
 ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64)
 ARM64_BIN   = out/openlolo-linux-arm64
 
-.PHONY: all build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
+.PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
 	test-kernel image test-image buildroot-image
 
 all: build
@@ -35,7 +35,12 @@ run: build
 	bin/openlolo serve --state .state --lan 127.0.0.1:8443 --http 127.0.0.1:8080 --phone sim
 
 ## test: every Go test, then the shell tests in scripts/ against the built binaries
-test: test-go test-scripts test-python
+test: deps
+	$(MAKE) test-go test-scripts test-python
+
+## deps: install the Debian packages the build and the tests need (apt; once)
+deps:
+	@sh scripts/deps.sh
 
 test-go:
 	$(GO) test ./...
