@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/skip2/go-qrcode"
+
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
@@ -58,6 +60,7 @@ func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
 	handle("POST /settings/tailnet/logout", p.owner(p.tailnetLogout))
 	handle("POST /settings/tailnet/link", p.owner(p.tailnetLink))
 	handle("POST /settings/tailnet/unlink", p.owner(p.tailnetUnlink))
+	handle("GET /settings/tailnet/login.png", p.asset(p.tailnetQR))
 }
 
 // settingsDone is the confirmation a redirect back to Settings shows.
@@ -194,6 +197,27 @@ func (p *Pages) tailnetUnlink(w http.ResponseWriter, r *http.Request) {
 	}
 	p.log.Info("owner: tailnet login unlinked")
 	http.Redirect(w, r, "/settings?done=unlinked", http.StatusSeeOther)
+}
+
+// tailnetQR is the login link as a QR code, to open on a phone.
+func (p *Pages) tailnetQR(w http.ResponseWriter, r *http.Request) {
+	var link string
+	if p.cfg.Tailnet != nil {
+		link = p.cfg.Tailnet.TailnetStatus().AuthURL
+	}
+	if link == "" {
+		http.Error(w, "The remote entry has no login link now.", http.StatusNotFound)
+		return
+	}
+	png, err := qrcode.Encode(link, qrcode.Medium, 256)
+	if err != nil {
+		p.log.Error("owner: QR code of the login link", "err", err)
+		http.Error(w, "The box could not draw the QR code; open the link instead.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(png)
 }
 
 // tailnetSession logs the owner in without the passphrase when the visit

@@ -3,6 +3,7 @@ package owner_test
 import (
 	"context"
 	"errors"
+	"image/png"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -278,5 +279,35 @@ func TestStatusShowsRemoteEntry(t *testing.T) {
 				t.Errorf("Status page lacks %q: %s", tt.want, ownertest.Text(body))
 			}
 		})
+	}
+}
+
+func TestSettingsLoginQR(t *testing.T) {
+	t.Parallel()
+	tn := &fakeTailnet{view: owner.TailnetView{Enabled: true, State: "needs_login"}}
+	base, srv, _ := tailnetBox(t, tn)
+	c := as(t, srv, "")
+	ownertest.Login(t, c, base, testPass)
+	if res, _ := ownertest.Get(t, c, base, "/settings/tailnet/login.png"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("QR without a login link: %d, want 404", res.StatusCode)
+	}
+	tn.mu.Lock()
+	tn.view.AuthURL = "https://login.tailscale.com/a/abc123"
+	tn.mu.Unlock()
+	_, page := ownertest.Get(t, c, base, "/settings")
+	if !strings.Contains(page, `src="/settings/tailnet/login.png"`) || !strings.Contains(page, "https://login.tailscale.com/a/abc123") {
+		t.Errorf("Settings lacks the login link or its QR code: %s", ownertest.Text(page))
+	}
+	res, body := ownertest.Get(t, c, base, "/settings/tailnet/login.png")
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("QR: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	img, err := png.Decode(strings.NewReader(body))
+	if err != nil || img.Bounds().Dx() != 256 {
+		t.Fatalf("QR is not a 256 px PNG: %v %v", err, img)
+	}
+	// Only the owner sees it.
+	if res, _ := ownertest.Get(t, as(t, srv, ""), base, "/settings/tailnet/login.png"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("QR without a session: %d, want 403", res.StatusCode)
 	}
 }
