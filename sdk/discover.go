@@ -91,20 +91,28 @@ func DiscoverWith(ctx context.Context, opts DiscoverOptions) ([]Discovered, erro
 	}
 	bctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
+	// Browse closes entries when it returns after browsing, but not when
+	// it fails before (no multicast interface): so read until Browse
+	// itself has returned, never until entries is closed.
 	entries := make(chan *zeroconf.ServiceEntry)
 	found := map[string]Discovered{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for e := range entries {
+	browsed := make(chan error, 1)
+	go func() { browsed <- zeroconf.Browse(bctx, ServiceType, "local.", entries, zopts...) }()
+	var berr error
+	for waiting := true; waiting; {
+		select {
+		case e, ok := <-entries:
+			if !ok {
+				entries = nil // closed: wait for Browse to return
+				continue
+			}
 			if d, ok := fromEntry(e); ok {
 				found[e.Instance] = d
 			}
+		case berr = <-browsed:
+			waiting = false
 		}
-	}()
-	// Browse closes entries when it returns.
-	berr := zeroconf.Browse(bctx, ServiceType, "local.", entries, zopts...)
-	<-done
+	}
 	if berr != nil && !errors.Is(berr, context.DeadlineExceeded) && !errors.Is(berr, context.Canceled) {
 		return nil, fmt.Errorf("sdk: discover: browse %s (is multicast allowed on this network?): %w", ServiceType, berr)
 	}

@@ -1,8 +1,12 @@
 package sdk
 
 import (
+	"context"
 	"net"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/libp2p/zeroconf/v2"
 )
@@ -68,5 +72,24 @@ func TestMergeWithStore(t *testing.T) {
 		if url != tt.paired || got.PinChanged != tt.pinChanged {
 			t.Errorf("%s: paired %q pinChanged %v, want %q %v", tt.name, url, got.PinChanged, tt.paired, tt.pinChanged)
 		}
+	}
+}
+
+// zeroconf.Browse fails without closing its entries channel when it cannot
+// join multicast on any interface; Discover must return that error, not
+// wait forever for the channel to close.
+func TestDiscoverNoMulticastInterfaceFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	bogus := []net.Interface{{Index: 1 << 20, Name: "openlolo-none", Flags: net.FlagUp | net.FlagMulticast}}
+	_, err := DiscoverWith(ctx, DiscoverOptions{
+		Timeout: time.Second, Interfaces: bogus, IPv4Only: true,
+		Store: &TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")},
+	})
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("DiscoverWith on an interface that does not exist = %v (ctx %v); want a prompt browse error", err, ctx.Err())
+	}
+	if !strings.Contains(err.Error(), "multicast") {
+		t.Fatalf("error %q does not say multicast is the problem", err)
 	}
 }
