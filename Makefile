@@ -16,19 +16,25 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TURBO_HOST  := $(if $(wildcard /usr/include/turbojpeg.h),turbojpeg)
 TURBO_ARM64 := $(if $(wildcard /usr/lib/aarch64-linux-gnu/libturbojpeg.a),turbojpeg)
 
+# Tailscale features the box does not use are built out (ts_omit_* tags;
+# the list is made by tailscale.com/cmd/featuretags, see the file). The
+# tailnet tests run with the same list minus the three their harness needs.
+TS_OMIT      := $(shell grep -v '^\#' cmd/openlolo/tailscale-omit.tags)
+TS_OMIT_TEST := $(filter-out ts_omit_ssh ts_omit_clientmetrics ts_omit_syspolicy,$(TS_OMIT))
+
 # The static arm64 binary (DESIGN §7): cgo for SQLite, linked statically.
 ARM64_ENV   = CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc GOOS=linux GOARCH=arm64
-ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64)
+ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT)
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
-	test-kernel image test-image buildroot-image
+	test-kernel test-net image test-image buildroot-image
 
 all: build
 
 ## build: bin/openlolo for this machine
 build:
-	$(GO) build -trimpath -tags '$(TURBO_HOST)' -ldflags '$(LDVERSION)' -o bin/openlolo ./cmd/openlolo
+	$(GO) build -trimpath -tags '$(TURBO_HOST) $(TS_OMIT)' -ldflags '$(LDVERSION)' -o bin/openlolo ./cmd/openlolo
 
 ## run: a box on the simulated phone at https://127.0.0.1:8443 (state in .state)
 run: build
@@ -55,6 +61,10 @@ test-scripts: build arm64
 # end-to-end ones start bin/openlolo on the simulated phone.
 test-python: build
 	OPENLOLO_BIN=bin/openlolo python3 -m unittest discover -s packages/sdk-python/tests -v
+
+## test-net: the remote entry over an offline tailnet (testcontrol + DERP) and mDNS, in network namespaces
+test-net:
+	$(GO) test -tags 'tailnet $(TS_OMIT_TEST)' -count=1 -run 'Tailnet|MDNS' ./appliance/entry/
 
 ## bench: the benchmarks (figures for the closing notes)
 bench:

@@ -13,7 +13,8 @@ OPENLOLO_SITE = $(BR2_EXTERNAL_OPENLOLO_PATH)/..
 OPENLOLO_SITE_METHOD = local
 OPENLOLO_GOMOD = github.com/openlolo/openlolo
 OPENLOLO_BUILD_TARGETS = cmd/openlolo
-OPENLOLO_TAGS = osusergo netgo sqlite_omit_load_extension
+OPENLOLO_TAGS = osusergo netgo sqlite_omit_load_extension \
+	$(shell grep -v '^\#' $(BR2_EXTERNAL_OPENLOLO_PATH)/../cmd/openlolo/tailscale-omit.tags)
 # -static goes in EXTLDFLAGS: Go keeps only the last -extldflags, and the
 # infrastructure adds its own after LDFLAGS (a binary that silently comes
 # out dynamic otherwise).
