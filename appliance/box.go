@@ -242,7 +242,7 @@ func (b *Box) routes() error {
 	b.mcp, err = mcp.New(mcp.Config{
 		Control: b.control,
 		Phone:   b.cfg.Phone,
-		Info:    func() mcp.BoxInfo { return mcp.BoxInfo{Name: b.name, Version: b.cfg.Version} },
+		Info:    b.mcpInfo,
 		Logger:  b.log.With("service", "mcp"),
 	})
 	if err != nil {
@@ -565,3 +565,14 @@ func (b *Box) Close() error {
 
 // StateDir is the box's state directory.
 func (b *Box) StateDir() string { return b.cfg.StateDir }
+
+// mcpInfo is what openlolo_status says about the box, the remote entry's
+// state included.
+func (b *Box) mcpInfo() mcp.BoxInfo {
+	info := mcp.BoxInfo{Name: b.name, Version: b.cfg.Version}
+	if tn := b.Remote(); tn != nil {
+		st := tn.Status()
+		info.Remote = &mcp.RemoteEntry{State: st.State, Reason: st.Reason, URL: tn.Issuer()}
+	}
+	return info
+}

@@ -421,6 +421,9 @@ func TestTailnetBox(t *testing.T) {
 	if code200 != 200 || status["status"] != "ok" || you["entry"] != "tailnet" {
 		t.Fatalf("openlolo_status over the tailnet = %d %v", code200, status)
 	}
+	if rem, _ := status["remote"].(map[string]any); rem["state"] != "running" || rem["url"] != remote {
+		t.Errorf("openlolo_status remote = %v, want running at %s", status["remote"], remote)
+	}
 
 	// A LAN grant on the LAN; each entry refuses the other's token.
 	lanHC := lanClient(t, box)

@@ -20,6 +20,17 @@ const MaxBody = 64 << 10
 // BoxInfo is what openlolo_status says about the box itself.
 type BoxInfo struct {
 	Name, Version string
+	// Remote is the remote (tailnet) entry as openlolo_status reports it;
+	// nil when the box runs none.
+	Remote *RemoteEntry
+}
+
+// RemoteEntry is the state of the box's remote entry, so an agent can tell
+// why it cannot reach the box from outside the LAN.
+type RemoteEntry struct {
+	State  string // starting, needs_login, running, stopped, …
+	Reason string // why it is not running, as a sentence; "" when it is
+	URL    string // https://<name>.<tailnet>.ts.net once the node knows it
 }
 
 // Config configures a Handler.

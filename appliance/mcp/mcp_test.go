@@ -48,6 +48,7 @@ type boxOpts struct {
 	phone  phone.Phone
 	limits control.Limits
 	clock  *controltest.Clock
+	info   func() mcp.BoxInfo
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
@@ -66,7 +67,10 @@ func newBox(t testing.TB, o boxOpts) *box {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.New(mcp.Config{Control: ctl, Phone: o.phone, Info: func() mcp.BoxInfo { return mcp.BoxInfo{Name: "openlolo-test", Version: "test"} }})
+	if o.info == nil {
+		o.info = func() mcp.BoxInfo { return mcp.BoxInfo{Name: "openlolo-test", Version: "test"} }
+	}
+	h, err := mcp.New(mcp.Config{Control: ctl, Phone: o.phone, Info: o.info})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,11 @@ func (h *Handler) status(ctx context.Context, c call) result {
 	}
 	a.Set("you", you)
 	a.Set("calls_left", h.ctl.CallsLeft(c.client))
+	remote := map[string]any{"state": "off", "reason": "the box runs no remote entry (serve --tailnet, or the Settings page)", "url": ""}
+	if r := box.Remote; r != nil {
+		remote = map[string]any{"state": r.State, "reason": r.Reason, "url": r.URL}
+	}
+	a.Set("remote", remote)
 	return result{answer: a}
 }
 

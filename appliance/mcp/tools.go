@@ -70,7 +70,7 @@ func catalog() []*tool {
 		{name: "openlolo_status", title: "Box and phone status", scope: r, ann: readAnn("Box and phone status"),
 			desc:   "Who and what: the box, whether the phone is ready (and why not), who holds control and until when, whether input is paused, your client name, scopes, entry and grant expiry, and how many calls you have left this minute. Call it first, and when something is refused.",
 			input:  object(nil, schema{}),
-			output: output(false, schema{"box": schema{"type": "object"}, "phone": schema{"type": "object"}, "control": schema{"type": "object"}, "paused": schema{"type": "boolean"}, "you": schema{"type": "object"}, "calls_left": schema{"type": "integer"}}),
+			output: output(false, schema{"box": schema{"type": "object"}, "phone": schema{"type": "object"}, "control": schema{"type": "object"}, "paused": schema{"type": "boolean"}, "you": schema{"type": "object"}, "calls_left": schema{"type": "integer"}, "remote": schema{"type": "object"}}),
 			run:    (*Handler).status, say: sayStatus},
 		{name: "openlolo_capabilities", title: "What this phone can do", scope: r, ann: readAnn("What this phone can do"),
 			desc:   "What the attached phone supports: keyboard, touch, screenshots, buttons, key names and modifiers, text limits, gesture ranges and screenshot formats. Use it before key or button calls on an unfamiliar phone.",
