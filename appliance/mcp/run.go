@@ -268,6 +268,22 @@ func (h *Handler) cancel(ctx context.Context, c call) result {
 	return result{answer: a}
 }
 
+// reportFields is how an input was delivered: the reports written, the
+// time it took and, for gestures, the cadence achieved on the monotonic
+// clock (median interval and largest gap between movement reports, and the
+// stale points skipped rather than sent in a burst).
+func reportFields(rep phone.Report) map[string]any {
+	f := map[string]any{"reports": rep.Reports, "took_ms": rep.Took.Milliseconds()}
+	if rep.MedianInterval > 0 || rep.MaxGap > 0 {
+		f["cadence"] = map[string]any{
+			"median_interval_ms": float64(rep.MedianInterval.Microseconds()) / 1000,
+			"max_gap_ms":         float64(rep.MaxGap.Microseconds()) / 1000,
+			"skipped":            rep.Skipped,
+		}
+	}
+	return f
+}
+
 // input runs an input action through the rules and adds the observation.
 func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, args any, frame *control.FrameRef,
 	run func(ctx context.Context) (phone.Report, error)) result {
@@ -277,7 +293,7 @@ func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, a
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"reports": rep.Reports, "took_ms": rep.Took.Milliseconds()}, nil
+			return reportFields(rep), nil
 		}})
 	r := result{answer: a}
 	if a.Status != control.StatusOK || !o.observe {

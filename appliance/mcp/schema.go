@@ -117,5 +117,9 @@ func observationOut() schema {
 	return schema{
 		"observation":       schema{"type": "object", "properties": frameOut(), "description": "The screenshot taken after the action (its image is the answer's image block)."},
 		"observation_error": errorSchema(),
+		"reports":           schema{"type": "integer", "description": "HID reports written to the phone."},
+		"took_ms":           schema{"type": "integer", "description": "How long the input took."},
+		"cadence": schema{"type": "object", "description": "Gestures: the pacing achieved (median_interval_ms, max_gap_ms between movement reports; skipped stale points).",
+			"properties": schema{"median_interval_ms": schema{"type": "number"}, "max_gap_ms": schema{"type": "number"}, "skipped": schema{"type": "integer"}}},
 	}
 }

@@ -273,3 +273,37 @@ func TestSimRevokeEndsWatch(t *testing.T) {
 		t.Fatal("a revoked client's watch was still held after 5 s")
 	}
 }
+
+// TestSimSwipeReportsCadence: a swipe's answer says how it was paced on the
+// monotonic clock (the sim runs on the real clock here).
+func TestSimSwipeReportsCadence(t *testing.T) {
+	b := newSimBox(t)
+	agent := b.session(t, b.token(t, "pacer", "phone:read phone:control"))
+	_, shot := call(t, agent, "openlolo_screenshot", map[string]any{"max_size": 256})
+	args := frameArgs(shot, 0.5, 0.6)
+	args["x2"], args["y2"], args["seconds"], args["observe"] = 0.5, 0.4, 0.3, false
+	_, sc := call(t, agent, "openlolo_swipe", args)
+	mustOK(t, "swipe", sc)
+	cad, ok := sc["cadence"].(map[string]any)
+	if !ok {
+		t.Fatalf("swipe answer has no cadence: %v", sc)
+	}
+	med, _ := cad["median_interval_ms"].(float64)
+	gap, _ := cad["max_gap_ms"].(float64)
+	// 60 points/s is a 16.7 ms interval; allow for a loaded machine.
+	if med < 5 || med > 100 || gap < med {
+		t.Fatalf("cadence %v: want a median interval near 16.7 ms and max gap >= median", cad)
+	}
+	if n, _ := sc["reports"].(float64); n < 10 {
+		t.Fatalf("a 0.3 s swipe at 60 points/s wrote %v reports", sc["reports"])
+	}
+	// A tap has no movement: no cadence.
+	_, shot = call(t, agent, "openlolo_screenshot", map[string]any{"max_size": 256})
+	tap := frameArgs(shot, 0.5, 0.05)
+	tap["observe"] = false
+	_, tc := call(t, agent, "openlolo_tap", tap)
+	mustOK(t, "tap", tc)
+	if _, ok := tc["cadence"]; ok {
+		t.Fatalf("a tap reported a cadence: %v", tc)
+	}
+}
