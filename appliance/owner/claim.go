@@ -53,36 +53,15 @@ func (p *Pages) claimPost(w http.ResponseWriter, r *http.Request) {
 			"This form's security token is missing or out of date, so the box did not act on it. Reload the page and try again.", "Claim this box", "/claim")
 		return
 	}
+	release, now, ok := p.claimGate(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	ctx := r.Context()
-	ok, err := p.claimed(ctx)
-	if err != nil {
-		p.internal(w, r, "read the owner", err)
-		return
-	}
-	if ok {
-		p.message(w, r, http.StatusConflict, "Already claimed",
-			"This box already has an owner. Log in with the passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
-		return
-	}
-
-	// One claim attempt at a time: the lock counts must not race, and the
-	// hash below takes 64 MiB.
-	p.hashMu <- struct{}{}
-	defer func() { <-p.hashMu }()
-
-	now := p.now()
-	var until time.Time
-	if err := p.st.View(ctx, func(tx *store.Tx) (err error) { until, err = tx.OwnerLock(kindClaim); return err }); err != nil {
-		p.internal(w, r, "read the claim lock", err)
-		return
-	}
-	if now.Before(until) {
-		p.locked(w, r, until)
-		return
-	}
 
 	var code string
-	err = p.st.View(ctx, func(tx *store.Tx) (err error) { code, err = tx.SetupCode(); return err })
+	err := p.st.View(ctx, func(tx *store.Tx) (err error) { code, err = tx.SetupCode(); return err })
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		p.internal(w, r, "read the setup code", err)
 		return
@@ -163,4 +142,38 @@ func (p *Pages) locked(w http.ResponseWriter, r *http.Request, until time.Time) 
 	p.message(w, r, http.StatusTooManyRequests, "Claiming is locked",
 		fmt.Sprintf("Five wrong setup codes were typed within ten minutes, so the box stopped taking codes for a while. Try again after %s (in %s).",
 			until.UTC().Format("15:04:05 UTC"), span(wait)), "Try again", "/claim")
+}
+
+// claimGate is what every claim passes first, with the setup code or the
+// button: the box must be unclaimed and claiming not locked. It takes the
+// claim lock (one claim attempt at a time: the lock counts must not race,
+// and the passphrase hash takes 64 MiB) and returns its release; when it
+// returns false it has already answered.
+func (p *Pages) claimGate(w http.ResponseWriter, r *http.Request) (release func(), now time.Time, ok bool) {
+	ctx := r.Context()
+	claimed, err := p.claimed(ctx)
+	if err != nil {
+		p.internal(w, r, "read the owner", err)
+		return nil, time.Time{}, false
+	}
+	if claimed {
+		p.message(w, r, http.StatusConflict, "Already claimed",
+			"This box already has an owner. Log in with the passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
+		return nil, time.Time{}, false
+	}
+	p.hashMu <- struct{}{}
+	release = func() { <-p.hashMu }
+	now = p.now()
+	var until time.Time
+	if err := p.st.View(ctx, func(tx *store.Tx) (err error) { until, err = tx.OwnerLock(kindClaim); return err }); err != nil {
+		release()
+		p.internal(w, r, "read the claim lock", err)
+		return nil, time.Time{}, false
+	}
+	if now.Before(until) {
+		release()
+		p.locked(w, r, until)
+		return nil, time.Time{}, false
+	}
+	return release, now, true
 }

@@ -161,31 +161,12 @@ func (p *Pages) claimButtonPost(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/claim", http.StatusSeeOther)
 		return
 	}
+	release, now, ok := p.claimGate(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	ctx := r.Context()
-	ok, err := p.claimed(ctx)
-	if err != nil {
-		p.internal(w, r, "read the owner", err)
-		return
-	}
-	if ok {
-		p.message(w, r, http.StatusConflict, "Already claimed",
-			"This box already has an owner. Log in with the passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
-		return
-	}
-
-	p.hashMu <- struct{}{}
-	defer func() { <-p.hashMu }()
-
-	now := p.now()
-	var until time.Time
-	if err := p.st.View(ctx, func(tx *store.Tx) (err error) { until, err = tx.OwnerLock(kindClaim); return err }); err != nil {
-		p.internal(w, r, "read the claim lock", err)
-		return
-	}
-	if now.Before(until) {
-		p.locked(w, r, until)
-		return
-	}
 	if other, busy := p.otherClaim(browser, now); busy {
 		// Someone else's claim waits: a press now would make them the
 		// owner, so the person at the box must not be invited to press.
