@@ -231,9 +231,12 @@ func TestSDKRetryAfterDroppedConnection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// One undisturbed tap measures how many reports a tap is.
+			// One undisturbed tap measures how many reports a tap is. No
+			// observation: its screenshot would become this client's latest
+			// frame (and a new one whenever the status-bar clock ticks).
+			noObserve := false
 			before := tb.Sim.ReportCount(hid.KindAbsMouse)
-			if _, err := c.Tap(ctx, shot.Frame, 0.5, 0.05, nil); err != nil {
+			if _, err := c.Tap(ctx, shot.Frame, 0.5, 0.05, &sdk.InputOptions{Observe: &noObserve}); err != nil {
 				t.Fatal(err)
 			}
 			perTap := tb.Sim.ReportCount(hid.KindAbsMouse) - before
@@ -246,7 +249,7 @@ func TestSDKRetryAfterDroppedConnection(t *testing.T) {
 
 			before = tb.Sim.ReportCount(hid.KindAbsMouse)
 			const id = "6f1d1c1e-3a55-4b8e-9b8a-6c2a0d7e9f10"
-			res, err := c.Tap(ctx, shot.Frame, 0.5, 0.05, &sdk.InputOptions{OperationID: id})
+			res, err := c.Tap(ctx, shot.Frame, 0.5, 0.05, &sdk.InputOptions{OperationID: id, Observe: &noObserve})
 			if err != nil {
 				t.Fatalf("Tap through a dropping proxy: %v", err)
 			}
