@@ -72,18 +72,8 @@ func (p *Pages) claimPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	pass := r.PostFormValue("passphrase")
-	if err := checkPassphrase(pass); err != nil {
-		p.showClaim(w, r, http.StatusBadRequest, "Choose a passphrase of at least 10 characters (and at most 1024 bytes).", 0)
-		return
-	}
-	if pass != r.PostFormValue("confirm") {
-		p.showClaim(w, r, http.StatusBadRequest, "The two passphrases differ. Type the same passphrase twice.", 0)
-		return
-	}
-	o, err := hashPassphrase(pass, now)
-	if err != nil {
-		p.internal(w, r, "hash the passphrase", err)
+	o, ok := p.claimOwner(w, r, now)
+	if !ok {
 		return
 	}
 	err = p.st.Update(ctx, func(tx *store.Tx) error {
@@ -176,4 +166,25 @@ func (p *Pages) claimGate(w http.ResponseWriter, r *http.Request) (release func(
 		return nil, time.Time{}, false
 	}
 	return release, now, true
+}
+
+// claimOwner reads the chosen passphrase and its confirmation from a claim
+// form and hashes it into the owner to store; when it returns false it has
+// already answered (a passphrase too short or long, or the two differ).
+func (p *Pages) claimOwner(w http.ResponseWriter, r *http.Request, now time.Time) (store.Owner, bool) {
+	pass := r.PostFormValue("passphrase")
+	if err := checkPassphrase(pass); err != nil {
+		p.showClaim(w, r, http.StatusBadRequest, "Choose a passphrase of at least 10 characters (and at most 1024 bytes).", 0)
+		return store.Owner{}, false
+	}
+	if pass != r.PostFormValue("confirm") {
+		p.showClaim(w, r, http.StatusBadRequest, "The two passphrases differ. Type the same passphrase twice.", 0)
+		return store.Owner{}, false
+	}
+	o, err := hashPassphrase(pass, now)
+	if err != nil {
+		p.internal(w, r, "hash the passphrase", err)
+		return store.Owner{}, false
+	}
+	return o, true
 }

@@ -188,18 +188,8 @@ func (p *Pages) claimButtonPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	pass := r.PostFormValue("passphrase")
-	if err := checkPassphrase(pass); err != nil {
-		p.showClaim(w, r, http.StatusBadRequest, "Choose a passphrase of at least 10 characters (and at most 1024 bytes).", 0)
-		return
-	}
-	if pass != r.PostFormValue("confirm") {
-		p.showClaim(w, r, http.StatusBadRequest, "The two passphrases differ. Type the same passphrase twice.", 0)
-		return
-	}
-	o, err := hashPassphrase(pass, now)
-	if err != nil {
-		p.internal(w, r, "hash the passphrase", err)
+	o, ok := p.claimOwner(w, r, now)
+	if !ok {
 		return
 	}
 	p.presence.mu.Lock()
