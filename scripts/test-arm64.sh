@@ -22,28 +22,8 @@ case $out in *"sqlite ok"*) echo "ok: SQLite works in the arm64 binary" ;; *) ec
 
 # Serve for a moment under emulation and answer /healthz over pinned HTTPS.
 command -v curl >/dev/null || { echo "FAIL: curl is missing" >&2; exit 1; }
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-: >"$tmp/out"
-qemu-aarch64-static "$BIN" serve --state "$tmp/state" --lan 127.0.0.1:0 --phone sim --sim-size 300x600 >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-i=0
-until grep -q '^Setup code:' "$tmp/out"; do
-	i=$((i + 1))
-	if [ $i -gt 600 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL: the arm64 serve did not start" >&2
-		cat "$tmp/out" "$tmp/err" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
-url=$(sed -n 's/^LAN URL: *//p' "$tmp/out")
-pin=$(sed -n 's/^SPKI pin: *//p' "$tmp/out")
+. "$(dirname "$0")/lib-box.sh"
+start_box 600 qemu-aarch64-static "$BIN"
 curl -fsS --max-time 20 --pinnedpubkey "$pin" -k "${url}healthz"
 echo
 kill -TERM "$pid"

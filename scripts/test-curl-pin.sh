@@ -6,30 +6,8 @@ BIN=${OPENLOLO_BIN:-bin/openlolo}
 [ -x "$BIN" ] || { echo "FAIL: $BIN is missing; run make build" >&2; exit 1; }
 command -v curl >/dev/null || { echo "FAIL: curl is missing (apt-get install curl)" >&2; exit 1; }
 
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-: >"$tmp/out"
-"$BIN" serve --state "$tmp/state" --lan 127.0.0.1:0 --phone sim --sim-size 300x600 >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-i=0
-until grep -q '^Setup code:' "$tmp/out"; do
-	i=$((i + 1))
-	if [ $i -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL: serve did not print its start-up lines" >&2
-		cat "$tmp/out" "$tmp/err" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
-url=$(sed -n 's/^LAN URL: *//p' "$tmp/out")
-pin=$(sed -n 's/^SPKI pin: *//p' "$tmp/out")
-fp=$(sed -n 's/^Fingerprint: *//p' "$tmp/out")
+. "$(dirname "$0")/lib-box.sh"
+start_box 300 "$BIN"
 echo "box at $url, pin $pin"
 
 body=$(curl -fsS --max-time 10 --pinnedpubkey "$pin" -k "${url}healthz")
