@@ -129,6 +129,19 @@ func finite(name string, v *float64, lo, hi, def float64, required bool) (float6
 	return *v, nil
 }
 
+// inputCommon gives the members every input tool takes; it is promoted to
+// each input tool's argument struct, which is what decodeInput needs.
+func (c *common) inputCommon() *common { return c }
+
+// decodeInput decodes an input tool's arguments into a and checks the
+// members every input tool shares (settle defaults to defSettle).
+func decodeInput[A interface{ inputCommon() *common }](raw json.RawMessage, a A, defSettle float64) (inputOpts, *control.Error) {
+	if e := decodeArgs(raw, a); e != nil {
+		return inputOpts{}, e
+	}
+	return a.inputCommon().check(defSettle)
+}
+
 // common holds the members every input tool takes.
 type common struct {
 	OperationID string   `json:"operation_id,omitempty"`

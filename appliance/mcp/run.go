@@ -319,10 +319,7 @@ func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, a
 
 func (h *Handler) tap(ctx context.Context, c call) result {
 	var args tapArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(0.5)
+	o, e := decodeInput(c.raw, &args, 0.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -337,10 +334,7 @@ func (h *Handler) tap(ctx context.Context, c call) result {
 
 func (h *Handler) longPress(ctx context.Context, c call) result {
 	var args longPressArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(0.5)
+	o, e := decodeInput(c.raw, &args, 0.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -359,10 +353,7 @@ func (h *Handler) longPress(ctx context.Context, c call) result {
 
 func (h *Handler) swipe(ctx context.Context, c call) result {
 	var args swipeArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(0.5)
+	o, e := decodeInput(c.raw, &args, 0.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -394,10 +385,7 @@ func (h *Handler) swipe(ctx context.Context, c call) result {
 
 func (h *Handler) typeText(ctx context.Context, c call) result {
 	var args typeArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(0.5)
+	o, e := decodeInput(c.raw, &args, 0.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -412,10 +400,7 @@ func (h *Handler) typeText(ctx context.Context, c call) result {
 
 func (h *Handler) key(ctx context.Context, c call) result {
 	var args keyArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(0.5)
+	o, e := decodeInput(c.raw, &args, 0.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -430,10 +415,7 @@ func (h *Handler) key(ctx context.Context, c call) result {
 
 func (h *Handler) button(ctx context.Context, c call) result {
 	var args buttonArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(0.5)
+	o, e := decodeInput(c.raw, &args, 0.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -492,10 +474,7 @@ func (h *Handler) openApp(app phone.App) []func(ctx context.Context) (phone.Repo
 
 func (h *Handler) launchApp(ctx context.Context, c call) result {
 	var args launchArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(1.5)
+	o, e := decodeInput(c.raw, &args, 1.5)
 	if e != nil {
 		return refuse(e)
 	}
@@ -524,10 +503,7 @@ const safariID = "com.apple.mobilesafari"
 
 func (h *Handler) openURL(ctx context.Context, c call) result {
 	var args openURLArgs
-	if e := decodeArgs(c.raw, &args); e != nil {
-		return refuse(e)
-	}
-	o, e := args.common.check(1.5)
+	o, e := decodeInput(c.raw, &args, 1.5)
 	if e != nil {
 		return refuse(e)
 	}
