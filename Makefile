@@ -28,7 +28,7 @@ ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
-	test-kernel test-net image test-image buildroot-image
+	test-kernel test-net image test-image buildroot-image update-bundle test-update
 
 all: build
 
@@ -98,6 +98,16 @@ test-kernel:
 ## image: out/openlolo-$(VERSION)-rpi.img (+ .sha256), offline, from pinned Debian arm64 packages
 image: arm64
 	VERSION=$(VERSION) sh image/mkimage.sh
+
+# The update bundle is signed with keys/update.key, made on first use and
+# kept out of git (a release build points UPDATE_KEYS at the release key's
+# folder; README "Updates"). make image puts keys/update.pub on the root.
+UPDATE_KEYS ?= keys
+export UPDATE_KEYS
+
+## update-bundle: out/openlolo-$(VERSION)-rpi.update: the image's root and boot files, signed (ed25519)
+update-bundle: image
+	VERSION=$(VERSION) sh image/mkbundle.sh
 
 ## test-image: build the image twice (byte-identical), boot it under QEMU and drive it as an owner and a client
 test-image: image

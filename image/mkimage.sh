@@ -11,6 +11,7 @@
 #   OUT           output folder (default out)
 #   CACHE         download cache (default .cache/image); offline once filled
 #   WORK          scratch folder (default $CACHE/work)
+#   UPDATE_KEYS   folder of update.pub, put on the root (default keys; made on first use)
 # Output: $OUT/openlolo-$VERSION-rpi.img, its .sha256 and .buildinfo (the
 # inputs: VERSION, SOURCE_DATE_EPOCH, binary and package-list hashes).
 set -eu
@@ -153,7 +154,15 @@ mods "$R" configfs libcomposite usb_f_hid dwc2 phy-generic dummy_hcd uvcvideo \
   brcmfmac smsc95xx lan78xx genet mdio-bcm-unimac broadcom xhci-pci virtio_net virtio-rng \
   ext4 crc32c_generic vfat nls_cp437 nls_iso8859-1 nls_ascii \
   bcm2835_wdt bcm2835-rng iproc-rng200 raspberrypi-cpufreq bcm2835_thermal i2c-bcm2835 spi-bcm2835 reset-raspberrypi
-VERSION=$VERSION "$board/post-build.sh" "$R"
+# the update key: bundles signed with its private half are the only ones this root installs
+KEYS=${UPDATE_KEYS:-$top/keys}
+case "$KEYS" in /*) ;; *) KEYS=$top/$KEYS ;; esac
+if [ ! -f "$KEYS/update.pub" ]; then
+  (cd "$top" && GOTOOLCHAIN=${GOTOOLCHAIN:-local} go run ./image/bundle key -dir "$KEYS") || die "making the development update key in $KEYS failed"
+fi
+mkdir -p "$R/etc/openlolo"
+install -m 0644 "$KEYS/update.pub" "$R/etc/openlolo/update.pub"
+VERSION=$VERSION OPENLOLO_BOARD=rpi "$board/post-build.sh" "$R"
 find "$R" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 mksquashfs "$R" "$WORK/rootfs.squashfs" -comp xz -b 131072 -all-root -noappend -quiet -no-progress > /dev/null ||
   die "mksquashfs failed"
@@ -183,5 +192,6 @@ cp "$WORK/$img.sha256" "$OUT/$img.sha256"
   echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
   echo "OPENLOLO_SHA256=$(sha256sum "$OPENLOLO_BIN" | cut -d' ' -f1)"
   echo "PACKAGES_SHA256=$(sha256sum "$pins" | cut -d' ' -f1)"
+  echo "UPDATE_PUB_SHA256=$(sha256sum "$KEYS/update.pub" | cut -d' ' -f1)"
 } > "$OUT/$img.buildinfo"
 step "$OUT/$img: $(stat -c %s "$OUT/$img") bytes, root squashfs $(stat -c %s "$WORK/rootfs.squashfs") bytes, openlolo $(stat -c %s "$OPENLOLO_BIN") bytes"

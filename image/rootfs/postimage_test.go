@@ -148,8 +148,8 @@ func TestPostBuild(t *testing.T) {
 		os.WriteFile(filepath.Join(root, f), []byte("#"), 0o755)
 	}
 	script := filepath.Join(board(t), "post-build.sh")
-	run(t, root, []string{"OPENLOLO_IMAGE_VERSION=1.2.3"}, "sh", script, root)
-	if b, _ := os.ReadFile(filepath.Join(root, "etc", "openlolo-release")); string(b) != "NAME=openlolo\nVERSION=1.2.3\n" {
+	run(t, root, []string{"OPENLOLO_IMAGE_VERSION=1.2.3", "SOURCE_DATE_EPOCH=1700000000"}, "sh", script, root, "rpi4")
+	if b, _ := os.ReadFile(filepath.Join(root, "etc", "openlolo-release")); string(b) != "NAME=openlolo\nVERSION=1.2.3\nBOARD=rpi4\nBUILT=1700000000\n" {
 		t.Errorf("openlolo-release = %q", b)
 	}
 	if _, err := os.Stat(filepath.Join(root, "etc", "init.d", "S50crond")); err == nil {

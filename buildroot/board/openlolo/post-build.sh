@@ -11,7 +11,8 @@ set -eu
 root=${1:?usage: post-build.sh ROOT_DIR}
 [ -d "$root/etc" ] || { echo "post-build.sh: $root has no etc/; is it a root tree?" >&2; exit 1; }
 version=${OPENLOLO_IMAGE_VERSION:-${VERSION:-dev}}
-printf 'NAME=openlolo\nVERSION=%s\n' "$version" > "$root/etc/openlolo-release"
+# BOARD and BUILT (SOURCE_DATE_EPOCH) are what the updater checks a bundle against
+printf 'NAME=openlolo\nVERSION=%s\nBOARD=%s\nBUILT=%s\n' "$version" "${OPENLOLO_BOARD:-${2:-rpi}}" "${SOURCE_DATE_EPOCH:-0}" > "$root/etc/openlolo-release"
 rm -f "$root"/etc/init.d/S[0-9]*
 for f in /etc/inittab /etc/init.d/rcS /usr/libexec/openlolo/supervise; do
   [ -e "$root$f" ] || { echo "post-build.sh: $f is missing from the root; the rootfs overlay was not applied" >&2; exit 1; }
