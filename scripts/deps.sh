@@ -1,7 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages the build and the tests need, if any are
-# missing (make test and .ci/run call it; it does nothing when all are
-# there). Needs root or sudo for apt-get.
+# missing (make test and .ci/run call it). When all are there it changes
+# nothing and takes well under a second. Needs root or sudo for apt-get.
+#
+# It installs without recommended packages (a fresh Debian 12 with only Go
+# gets exactly this list); a recommended package a test relies on is named
+# here explicitly (ipxe-qemu).
 set -eu
 
 # What each package is for:
@@ -11,10 +15,13 @@ set -eu
 #   libturbojpeg0-dev(:arm64)         fast JPEG screenshots in the host and the static arm64 binary
 #   qemu-user-static                  runs the arm64 binary (scripts/test-arm64.sh, image build)
 #   qemu-system-arm                   boots Debian's arm64 kernel and the SD image (test-kernel, test-image)
+#   ipxe-qemu                         efi-virtio.rom: QEMU's -M virt adds a PCI network card and stops
+#                                     without its option ROM (test-kernel); qemu-system-arm only recommends it
 #   kmod                              depmod for the kernel's modules.dep
 #   genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
 #   device-tree-compiler binutils fdisk debian-archive-keyring
 #                                     the SD image (make image) and its unit tests
+#   bsdextrautils                     hexdump, which the box's init scripts use (image/rootfs tests run them)
 #   curl                              pinned curl tests (scripts/, oauth and mcp curl walkthroughs)
 #   openssl                           certificates for the Python SDK's fake boxes
 #   file                              checks the arm64 binary is static aarch64
@@ -22,12 +29,13 @@ set -eu
 #   python3                           the Python SDK's tests (if the machine has none)
 #   python3-venv python3-setuptools
 #   python3-wheel python3-pip         pip install ./packages/sdk-python, offline (scripts/test-python-install.sh)
+#   (lint) shellcheck                 the Buildroot tree's scripts (buildroot/check-tree.sh, in CI)
 #   nodejs npm                        the Node MCP client test (if the machine has none)
 #   make git ca-certificates          the build itself, Go module downloads
 PACKAGES="gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libturbojpeg0-dev libturbojpeg0-dev:arm64
-qemu-user-static qemu-system-arm kmod genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
-device-tree-compiler binutils fdisk debian-archive-keyring curl openssl file iproute2 make git ca-certificates
-python3-venv python3-setuptools python3-wheel python3-pip"
+qemu-user-static qemu-system-arm ipxe-qemu kmod genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
+device-tree-compiler binutils fdisk debian-archive-keyring bsdextrautils curl openssl file iproute2
+make git ca-certificates python3-venv python3-setuptools python3-wheel python3-pip shellcheck"
 command -v python3 >/dev/null || PACKAGES="$PACKAGES python3"
 { command -v node && command -v npm; } >/dev/null || PACKAGES="$PACKAGES nodejs npm"
 
@@ -42,11 +50,25 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	$SUDO dpkg --add-architecture arm64
 	update=yes
 fi
+# One dpkg-query for the whole list: the names it reports as installed
+# (an arm64 name is asked for and matched with its :arm64 suffix).
+# shellcheck disable=SC2086
+installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}:${Architecture}\n' $PACKAGES 2>/dev/null |
+	sed -n 's/^ii  *//p')
+native=$(dpkg --print-architecture)
 missing=""
 for p in $PACKAGES; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	case $p in
+	*:*) want=$p ;;
+	*) want="$p:$native|$p:all" ;;
+	esac
+	printf '%s\n' "$installed" | grep -qxE "$want" || missing="$missing $p"
 done
-[ -z "$missing" ] && [ "$update" = no ] && exit 0
+# The kernel test downloads arm64 packages with apt-get download: the
+# arm64 package lists must be there even when nothing is missing.
+if [ -z "$missing" ] && [ "$update" = no ] && ls /var/lib/apt/lists/*_binary-arm64_Packages* >/dev/null 2>&1; then
+	exit 0
+fi
 $SUDO apt-get update
 if [ -n "$missing" ]; then
 	echo "installing:$missing"

@@ -21,7 +21,7 @@ echo "$out"
 case $out in *"sqlite ok"*) echo "ok: SQLite works in the arm64 binary" ;; *) echo "FAIL: version --check-sqlite" >&2; exit 1 ;; esac
 
 # Serve for a moment under emulation and answer /healthz over pinned HTTPS.
-command -v curl >/dev/null || { echo "FAIL: curl is missing" >&2; exit 1; }
+command -v curl >/dev/null || { echo "FAIL: curl is missing (apt-get install curl)" >&2; exit 1; }
 . "$(dirname "$0")/lib-box.sh"
 start_box 600 qemu-aarch64-static "$BIN"
 curl -fsS --max-time 20 --pinnedpubkey "$pin" -k "${url}healthz"

@@ -185,3 +185,29 @@ func TestFiles(t *testing.T) {
 		t.Error("Open accepted a file that is not a disk image")
 	}
 }
+
+// Without mtools or e2fsprogs on the host, reading a card says which
+// Debian package to install.
+func TestFilesNameMissingPackage(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "card.img")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(mbr(0xabcdef01, entry(0, 0x0c, 2048, 2048), entry(0, 0x83, 4096, 2048), entry(0, 0x83, 6144, 2048), entry(0, 0x83, 8192, 2048)), 0)
+	f.Truncate(10240 * SectorSize)
+	f.Close()
+	c, err := Open(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	ctx := context.Background()
+	if _, err := c.BootFile(ctx, "openlolo/setup-code.txt"); err == nil || !strings.Contains(err.Error(), "install Debian's mtools") {
+		t.Errorf("BootFile without mtype: err = %v, want the package mtools", err)
+	}
+	if _, err := c.DataFiles(ctx, t.TempDir(), "/openlolo/box.db"); err == nil || !strings.Contains(err.Error(), "install Debian's e2fsprogs") {
+		t.Errorf("DataFiles without debugfs: err = %v, want the package e2fsprogs", err)
+	}
+}

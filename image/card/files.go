@@ -3,6 +3,7 @@ package card
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,9 @@ func (c *Card) BootFile(ctx context.Context, name string) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(errb.String())
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("card: boot partition: %w (install Debian's mtools)", err)
+		}
 		if strings.Contains(msg, "not found") {
 			return nil, fmt.Errorf("card: boot partition: %s: %w", name, os.ErrNotExist)
 		}
@@ -99,7 +103,9 @@ func (c *Card) DataFiles(ctx context.Context, dir string, paths ...string) ([]st
 		var errb bytes.Buffer
 		cmd := exec.CommandContext(ctx, "debugfs", "-R", "dump "+p+" "+dst, part)
 		cmd.Stderr = &errb
-		if err := cmd.Run(); err != nil {
+		if err := cmd.Run(); errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("card: data partition: %w (install Debian's e2fsprogs)", err)
+		} else if err != nil {
 			return nil, fmt.Errorf("card: data partition: debugfs dump %s: %v: %s", p, err, strings.TrimSpace(errb.String()))
 		}
 		// debugfs exits 0 when the file is missing; it says so on stderr.

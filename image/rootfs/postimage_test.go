@@ -9,11 +9,24 @@ import (
 	"testing"
 )
 
+// debianPackage names the Debian package that brings each host tool these
+// tests run (scripts/deps.sh installs them all).
+var debianPackage = map[string]string{
+	"genimage": "genimage", "mcopy": "mtools", "mkdosfs": "dosfstools", "mke2fs": "e2fsprogs",
+	"debugfs": "e2fsprogs", "mksquashfs": "squashfs-tools", "dtc": "device-tree-compiler",
+	"fdtput": "device-tree-compiler", "cpio": "cpio", "mtype": "mtools", "readelf": "binutils", "hexdump": "bsdextrautils",
+}
+
+// need fails the test, naming the package to install, when a tool is missing.
 func need(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (apt-get install genimage mtools dosfstools e2fsprogs squashfs-tools device-tree-compiler cpio binutils): %v", tool, err)
+			pkg := debianPackage[tool]
+			if pkg == "" {
+				pkg = "the package that has it"
+			}
+			t.Fatalf("%s is not installed: install Debian's %s (apt-get install %s, or sh scripts/deps.sh): %v", tool, pkg, pkg, err)
 		}
 	}
 }

@@ -105,6 +105,7 @@ func TestLogfileRotates(t *testing.T) {
 
 func TestBoxID(t *testing.T) {
 	t.Parallel()
+	need(t, "hexdump") // the random id, as on the box
 	tests := []struct {
 		name, cpuinfo string
 		want          string // "" = random, 4 hex digits, kept

@@ -23,7 +23,7 @@ func command(ctx context.Context, dir, name string, args ...string) ([]byte, err
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), notFound(name, err), strings.TrimSpace(stderr.String()))
 	}
 	return stdout.Bytes(), nil
 }

@@ -26,8 +26,11 @@
 //
 // # Host requirements
 //
-// qemu-system-aarch64 (Debian qemu-system-arm), dpkg-deb, apt-get,
-// depmod (kmod), and apt sources for arm64:
+// qemu-system-aarch64 (Debian qemu-system-arm, with the ipxe-qemu it
+// only recommends: -M virt adds a PCI network card whose option ROM that
+// package brings), dpkg-deb, apt-get, depmod (kmod), and apt sources for
+// arm64 (scripts/deps.sh installs all of it). A missing command or QEMU
+// data file is reported with the package that brings it.
 //
 //	dpkg --add-architecture arm64 && apt-get update
 //

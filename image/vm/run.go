@@ -118,7 +118,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("vm: run %s: %w", bin, err)
+		return nil, fmt.Errorf("vm: run %s: %w", bin, notFound(bin, err))
 	}
 	waitErr := make(chan error, 1)
 	go func() { err := cmd.Wait(); pw.Close(); waitErr <- err }()
@@ -173,6 +173,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		case <-seen: // the marker came with the last output
 		default:
 			err = fmt.Errorf("vm: %s exited before %q (%v); console ends:\n%s", bin, done, werr, tail(logText(), 20))
+			if hint := qemuHint(logText()); hint != "" {
+				err = fmt.Errorf("%w\n%s", err, hint)
+			}
 		}
 	case <-ctx.Done():
 		cancel()
