@@ -1,0 +1,79 @@
+package mcp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in api/testdata")
+
+// wireDir holds the wire's golden files, which the Python SDK's tests
+// read too.
+const wireDir = "../../api/testdata"
+
+// golden compares got (JSON) with the golden file name, indented, or
+// rewrites the file under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, got, "", "  "); err != nil {
+		t.Fatalf("%s: not JSON: %v: %s", name, err, got)
+	}
+	buf.WriteByte('\n')
+	path := filepath.Join(wireDir, name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, firstDiff(want, buf.Bytes()))
+	}
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b []byte) string {
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := 0; i < len(la) || i < len(lb); i++ {
+		var x, y []byte
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if !bytes.Equal(x, y) {
+			return "line " + strconv.Itoa(i+1) + ":\n- " + string(x) + "\n+ " + string(y)
+		}
+	}
+	return ""
+}
+
+
+// TestToolsListGolden pins tools/list, byte for byte as the wire carries
+// it (the indentation is the only change), for a caller with both scopes.
+func TestToolsListGolden(t *testing.T) {
+	b := newBox(t, boxOpts{})
+	b.addCaller("lister", bothScopes)
+	_, body := b.post(t, "lister", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+	var rpc struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(body, &rpc); err != nil || rpc.Result == nil {
+		t.Fatalf("tools/list: %s (%v)", body, err)
+	}
+	golden(t, "tools_list.json", rpc.Result)
+}
