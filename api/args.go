@@ -1,0 +1,163 @@
+package api
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+)
+
+// One struct per tool's arguments. Optional numbers and flags are
+// pointers, so that left out (the default applies) differs from zero;
+// [BoundOf] gives each one's range and default.
+
+// StatusArgs are openlolo_status's arguments: none.
+type StatusArgs struct{}
+
+// CapabilitiesArgs are openlolo_capabilities's arguments: none.
+type CapabilitiesArgs struct{}
+
+// DeviceInfoArgs are openlolo_device_info's arguments: none.
+type DeviceInfoArgs struct{}
+
+// ScreenshotArgs are openlolo_screenshot's arguments.
+type ScreenshotArgs struct {
+	Format  ImageFormat `json:"format,omitempty" desc:"Image format."`
+	MaxSize *int        `json:"max_size,omitempty" desc:"Longest side of the returned image in pixels."`
+}
+
+// AppsArgs are openlolo_apps's arguments.
+type AppsArgs struct {
+	Query string `json:"query,omitempty" desc:"Part of an app's name or bundle id; empty lists all."`
+	// IncludeHidden is accepted for the Python box's clients; this box's
+	// catalog has no hidden apps.
+	IncludeHidden bool `json:"include_hidden,omitempty" desc:"Accepted for compatibility; this box lists no hidden apps."`
+}
+
+// OperationStatusArgs are openlolo_operation_status's arguments.
+type OperationStatusArgs struct {
+	OperationID string `json:"operation_id" desc:"The operation's UUID."`
+}
+
+// WatchArgs are openlolo_watch's arguments.
+type WatchArgs struct {
+	Cursor string      `json:"cursor,omitempty" desc:"The cursor from the previous watch answer."`
+	WaitMS *int        `json:"wait_ms,omitempty" desc:"How long to wait for an event."`
+	Kinds  []EventKind `json:"kinds,omitempty" desc:"Only these kinds (default all)."`
+}
+
+// PauseArgs are openlolo_pause's arguments.
+type PauseArgs struct {
+	OperationID string `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
+}
+
+// ControlArgs are openlolo_control's arguments.
+type ControlArgs struct {
+	Command     Command `json:"command" desc:"What to do."`
+	OperationID string  `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
+}
+
+// CancelArgs are openlolo_cancel's arguments.
+type CancelArgs struct {
+	Target      string `json:"target" desc:"The operation_id to stop."`
+	OperationID string `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
+}
+
+// InputOptions are the members every input tool takes.
+type InputOptions struct {
+	OperationID string   `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
+	Observe     *bool    `json:"observe,omitempty" desc:"Return a fresh screenshot (image and frame) in the answer after the action."`
+	Settle      *float64 `json:"settle,omitempty" desc:"Seconds to wait after the action before the observation screenshot."`
+}
+
+// Options returns the input options (promoted to every input tool's
+// arguments).
+func (o *InputOptions) Options() *InputOptions { return o }
+
+// FrameArgs are the members every touch tool takes: the caller's latest
+// frame and a point as fractions of that image.
+type FrameArgs struct {
+	FrameID       string   `json:"frame_id" desc:"frame_id of YOUR latest openlolo_screenshot (or observation)."`
+	GeometryEpoch Epoch    `json:"geometry_epoch" desc:"geometry_epoch of that same screenshot."`
+	X             *float64 `json:"x" desc:"Horizontal position as a fraction of the screenshot's width: 0 left edge, 1 right edge."`
+	Y             *float64 `json:"y" desc:"Vertical position as a fraction of the screenshot's height: 0 top, 1 bottom."`
+}
+
+// TapArgs are openlolo_tap's arguments.
+type TapArgs struct {
+	FrameArgs
+	InputOptions
+}
+
+// LongPressArgs are openlolo_long_press's arguments.
+type LongPressArgs struct {
+	FrameArgs
+	InputOptions
+	Seconds *float64 `json:"seconds,omitempty" desc:"How long to hold."`
+}
+
+// SwipeArgs are openlolo_swipe's arguments.
+type SwipeArgs struct {
+	FrameArgs
+	InputOptions
+	X2      *float64 `json:"x2" desc:"End x as a fraction of the width."`
+	Y2      *float64 `json:"y2" desc:"End y as a fraction of the height."`
+	Seconds *float64 `json:"seconds,omitempty" desc:"Duration of the movement."`
+	Hold    *float64 `json:"hold,omitempty" desc:"Seconds to rest at the end before lifting."`
+}
+
+// TypeTextArgs are openlolo_type_text's arguments.
+type TypeTextArgs struct {
+	InputOptions
+	Text *string `json:"text" desc:"The text to type."`
+}
+
+// KeyArgs are openlolo_key's arguments.
+type KeyArgs struct {
+	InputOptions
+	Key       KeyName    `json:"key" desc:"The key."`
+	Modifiers []Modifier `json:"modifiers,omitempty" desc:"Modifiers held during the key."`
+}
+
+// ButtonArgs are openlolo_button's arguments.
+type ButtonArgs struct {
+	InputOptions
+	Button Button `json:"button" desc:"The button."`
+}
+
+// LaunchAppArgs are openlolo_launch_app's arguments.
+type LaunchAppArgs struct {
+	InputOptions
+	BundleID string `json:"bundle_id,omitempty" desc:"The app's bundle id (e.g. com.apple.mobilenotes) or its name (Notes)."`
+	Name     string `json:"name,omitempty" desc:"The app's name, when bundle_id is not given."`
+}
+
+// OpenURLArgs are openlolo_open_url's arguments.
+type OpenURLArgs struct {
+	InputOptions
+	URL      string `json:"url" desc:"Absolute http(s) URL."`
+	BundleID string `json:"bundle_id,omitempty" desc:"Ignored for http(s) URLs (they open in Safari)."`
+}
+
+// Epoch is a geometry_epoch. The box sends it as a string; a client may
+// send the string or the number.
+type Epoch string
+
+// UnmarshalJSON takes a string or an unsigned integer.
+func (e *Epoch) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*e = Epoch(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err == nil {
+		if _, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+			*e = Epoch(n)
+			return nil
+		}
+	}
+	return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[Epoch](), Field: "geometry_epoch"}
+}
+
+// schemaTypes gives geometry_epoch's JSON types.
+func (Epoch) schemaTypes() []string { return []string{"string", "integer"} }

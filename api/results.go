@@ -1,0 +1,221 @@
+package api
+
+import "encoding/json"
+
+// One struct per tool's result: the tool's own members of a successful
+// answer, beside the [Outcome] every answer carries.
+
+// StatusResult is openlolo_status's result.
+type StatusResult struct {
+	Box       BoxInfo     `json:"box"`
+	Phone     PhoneStatus `json:"phone"`
+	Control   Lease       `json:"control"`
+	Paused    bool        `json:"paused"`
+	You       You         `json:"you"`
+	CallsLeft int         `json:"calls_left" desc:"Tool calls you may still make this minute (-1: no limit)."`
+	Remote    RemoteEntry `json:"remote"`
+}
+
+// BoxInfo names the box.
+type BoxInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// PhoneStatus is the phone as openlolo_status reports it.
+type PhoneStatus struct {
+	Backend       string   `json:"backend"`
+	Model         string   `json:"model"`
+	Platform      Platform `json:"platform"`
+	Ready         bool     `json:"ready"`
+	State         string   `json:"state" desc:"ready, no_udc, not_configured, no_video, detached or closed."`
+	Reason        string   `json:"reason" desc:"Why the phone is not ready, as a sentence."`
+	Width         int      `json:"width"`
+	Height        int      `json:"height"`
+	GeometryEpoch string   `json:"geometry_epoch"`
+}
+
+// Lease is who holds control.
+type Lease struct {
+	Held      bool   `json:"held"`
+	YouHold   bool   `json:"you_hold"`
+	Holder    string `json:"holder" desc:"The holder's client name."`
+	ExpiresMS int64  `json:"expires_ms" desc:"When control lapses (Unix ms; 0 when free)."`
+}
+
+// You is the calling client as the box knows it.
+type You struct {
+	ClientID       string   `json:"client_id"`
+	ClientName     string   `json:"client_name"`
+	Scopes         []string `json:"scopes"`
+	Entry          string   `json:"entry"`
+	GrantExpiresMS int64    `json:"grant_expires_ms" desc:"When the grant ends (Unix ms; 0: until removed)."`
+}
+
+// RemoteEntry is the box's remote (tailnet) entry.
+type RemoteEntry struct {
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+	URL    string `json:"url"`
+}
+
+// CapabilitiesResult is openlolo_capabilities's result.
+type CapabilitiesResult struct {
+	Platform    Platform          `json:"platform"`
+	Backend     string            `json:"backend"`
+	Keyboard    bool              `json:"keyboard"`
+	Touch       bool              `json:"touch"`
+	Screenshot  bool              `json:"screenshot"`
+	Buttons     []Button          `json:"buttons"`
+	Keys        []string          `json:"keys"`
+	Modifiers   []Modifier        `json:"modifiers"`
+	TypeText    TextCapability    `json:"type_text"`
+	Gestures    GestureCapability `json:"gestures"`
+	Screenshots ImageCapability   `json:"screenshots"`
+	LaunchApp   bool              `json:"launch_app"`
+	OpenURL     []string          `json:"open_url" desc:"URL schemes openlolo_open_url opens."`
+}
+
+// TextCapability is what openlolo_type_text takes.
+type TextCapability struct {
+	MaxChars int    `json:"max_chars"`
+	Charset  string `json:"charset"`
+}
+
+// GestureCapability gives the gesture ranges in seconds ([min, max]).
+type GestureCapability struct {
+	Tap              bool      `json:"tap"`
+	LongPressSeconds []float64 `json:"long_press_seconds"`
+	SwipeSeconds     []float64 `json:"swipe_seconds"`
+	SwipeHold        []float64 `json:"swipe_hold"`
+	Multitouch       bool      `json:"multitouch"`
+}
+
+// ImageCapability gives the screenshot formats and sizes.
+type ImageCapability struct {
+	Formats        []ImageFormat `json:"formats"`
+	MaxSize        []int         `json:"max_size"`
+	DefaultMaxSize int           `json:"default_max_size"`
+}
+
+// Frame is a screenshot as sent: what touch tools must name, and its size.
+type Frame struct {
+	FrameID       string      `json:"frame_id"`
+	GeometryEpoch string      `json:"geometry_epoch"`
+	Width         int         `json:"width" desc:"Width of the returned image in pixels."`
+	Height        int         `json:"height"`
+	NativeWidth   int         `json:"native_width" desc:"The phone screen's own width in pixels."`
+	NativeHeight  int         `json:"native_height"`
+	AgeMS         int64       `json:"age_ms" desc:"How old the picture is."`
+	Format        ImageFormat `json:"format"`
+}
+
+// ScreenshotResult is openlolo_screenshot's result.
+type ScreenshotResult = Frame
+
+// App is an app the box can launch.
+type App struct {
+	BundleID string `json:"bundle_id"`
+	Name     string `json:"name"`
+}
+
+// AppsResult is openlolo_apps's result.
+type AppsResult struct {
+	Apps    []App  `json:"apps"`
+	Query   string `json:"query"`
+	Matched int    `json:"matched"`
+}
+
+// DeviceInfoResult is openlolo_device_info's result.
+type DeviceInfoResult struct {
+	Model        string   `json:"model"`
+	Platform     Platform `json:"platform"`
+	Backend      string   `json:"backend"`
+	NativeWidth  int      `json:"native_width"`
+	NativeHeight int      `json:"native_height"`
+	Ready        bool     `json:"ready"`
+	State        string   `json:"state"`
+	Reason       string   `json:"reason"`
+}
+
+// Operation is the journal's record of one operation.
+type Operation struct {
+	ID        string `json:"id"`
+	Tool      Tool   `json:"tool"`
+	State     string `json:"state" desc:"queued, dispatched, succeeded, failed, cancelled or outcome_unknown."`
+	Code      Code   `json:"code"`
+	CreatedMS int64  `json:"created_ms"`
+	UpdatedMS int64  `json:"updated_ms"`
+	// Answer is the answer the box gave, as stored: the answer of
+	// whichever tool Tool names, so its shape is that tool's.
+	Answer json.RawMessage `json:"answer,omitempty" desc:"The stored answer, in the shape of that tool's answer."`
+}
+
+// OperationStatusResult is openlolo_operation_status's result.
+type OperationStatusResult struct {
+	Operation Operation `json:"operation"`
+}
+
+// WatchResult is openlolo_watch's result.
+type WatchResult struct {
+	Events []Event `json:"events"`
+	Cursor string  `json:"cursor"`
+	// Ended is "grant_revoked" when the watch ended because the caller's
+	// grant was revoked.
+	Ended string `json:"ended,omitempty"`
+}
+
+// PauseResult is openlolo_pause's result.
+type PauseResult struct {
+	Paused bool `json:"paused"`
+}
+
+// ControlResult is openlolo_control's result.
+type ControlResult struct {
+	Control Lease `json:"control"`
+	Paused  bool  `json:"paused"`
+}
+
+// CancelResult is openlolo_cancel's result.
+type CancelResult struct {
+	Target  string `json:"target"`
+	Was     string `json:"was" desc:"The target's state when the cancel arrived."`
+	Stopped bool   `json:"stopped" desc:"true: it was queued or running and was stopped."`
+}
+
+// InputResult is an input tool's result: how the input was delivered and
+// the observation taken after it.
+type InputResult struct {
+	Observation      *Frame   `json:"observation,omitempty" desc:"The screenshot taken after the action (its image is the answer's image block)."`
+	ObservationError *Error   `json:"observation_error,omitempty"`
+	Reports          int      `json:"reports" desc:"HID reports written to the phone."`
+	TookMS           int64    `json:"took_ms" desc:"How long the input took."`
+	Cadence          *Cadence `json:"cadence,omitempty" desc:"Gestures: the pacing achieved (median_interval_ms, max_gap_ms between movement reports; skipped stale points)."`
+}
+
+// Input returns the input result (promoted to every input tool's result).
+func (r *InputResult) Input() *InputResult { return r }
+
+// Cadence is a gesture's pacing on the monotonic clock.
+type Cadence struct {
+	MedianIntervalMS float64 `json:"median_interval_ms"`
+	MaxGapMS         float64 `json:"max_gap_ms"`
+	Skipped          int     `json:"skipped"`
+}
+
+// Results of the input tools.
+type (
+	TapResult       = InputResult
+	LongPressResult = InputResult
+	SwipeResult     = InputResult
+	TypeTextResult  = InputResult
+	KeyResult       = InputResult
+	ButtonResult    = InputResult
+	OpenURLResult   = InputResult
+)
+
+// LaunchAppResult is openlolo_launch_app's result.
+type LaunchAppResult struct {
+	InputResult
+	App *App `json:"app,omitempty" desc:"The app that was opened."`
+}

@@ -1,0 +1,171 @@
+package api
+
+import "strconv"
+
+// Tool is a tool's name.
+type Tool string
+
+// The tools.
+const (
+	ToolStatus          Tool = "openlolo_status"
+	ToolCapabilities    Tool = "openlolo_capabilities"
+	ToolScreenshot      Tool = "openlolo_screenshot"
+	ToolApps            Tool = "openlolo_apps"
+	ToolDeviceInfo      Tool = "openlolo_device_info"
+	ToolOperationStatus Tool = "openlolo_operation_status"
+	ToolWatch           Tool = "openlolo_watch"
+	ToolPause           Tool = "openlolo_pause"
+	ToolTap             Tool = "openlolo_tap"
+	ToolLongPress       Tool = "openlolo_long_press"
+	ToolSwipe           Tool = "openlolo_swipe"
+	ToolTypeText        Tool = "openlolo_type_text"
+	ToolKey             Tool = "openlolo_key"
+	ToolButton          Tool = "openlolo_button"
+	ToolLaunchApp       Tool = "openlolo_launch_app"
+	ToolOpenURL         Tool = "openlolo_open_url"
+	ToolControl         Tool = "openlolo_control"
+	ToolCancel          Tool = "openlolo_cancel"
+)
+
+// Scope is an OAuth scope a grant carries.
+type Scope string
+
+// Scopes. A client may ask for phone:read and phone:control; owner:admin
+// is the owner's and never granted to a client.
+const (
+	ScopePhoneRead    Scope = "phone:read"
+	ScopePhoneControl Scope = "phone:control"
+	ScopeOwnerAdmin   Scope = "owner:admin"
+)
+
+// Platform is the phone's operating system family.
+type Platform string
+
+// Platforms.
+const (
+	PlatformIOS     Platform = "ios"
+	PlatformAndroid Platform = "android"
+)
+
+// KeyName is a key openlolo_key takes.
+type KeyName string
+
+// Enum lists the key names: the named keys, a–z, 0–9 and f1–f12.
+func (KeyName) Enum() []string { return KeyNames() }
+
+// KeyNames lists the key names openlolo_key takes, in the order the schema
+// gives them.
+func KeyNames() []string {
+	names := []string{"enter", "escape", "backspace", "tab", "space", "up", "down", "left", "right",
+		"delete", "home", "end", "pageup", "pagedown"}
+	for c := 'a'; c <= 'z'; c++ {
+		names = append(names, string(c))
+	}
+	for c := '0'; c <= '9'; c++ {
+		names = append(names, string(c))
+	}
+	for i := 1; i <= 12; i++ {
+		names = append(names, "f"+strconv.Itoa(i))
+	}
+	return names
+}
+
+// IsKey reports whether name (lower case) is one of [KeyNames].
+func IsKey(name string) bool {
+	switch name {
+	case "enter", "escape", "backspace", "tab", "space", "up", "down", "left", "right",
+		"delete", "home", "end", "pageup", "pagedown":
+		return true
+	}
+	if len(name) == 1 {
+		c := name[0]
+		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	if len(name) >= 2 && name[0] == 'f' {
+		n, err := strconv.Atoi(name[1:])
+		return err == nil && n >= 1 && n <= 12 && name[1] != '0'
+	}
+	return false
+}
+
+// Modifier is a key held during openlolo_key. Cmd is the GUI key (⌘ on
+// iOS, Meta on Android).
+type Modifier string
+
+// Modifiers.
+const (
+	ModCtrl  Modifier = "ctrl"
+	ModShift Modifier = "shift"
+	ModAlt   Modifier = "alt"
+	ModCmd   Modifier = "cmd"
+)
+
+// Enum lists the modifiers.
+func (Modifier) Enum() []string {
+	return []string{string(ModCtrl), string(ModShift), string(ModAlt), string(ModCmd)}
+}
+
+// Button is a hardware or system button openlolo_button presses.
+type Button string
+
+// Buttons. Back and AppSwitch exist on Android only.
+const (
+	ButtonHome       Button = "home"
+	ButtonLock       Button = "lock"
+	ButtonVolumeUp   Button = "volume_up"
+	ButtonVolumeDown Button = "volume_down"
+	ButtonMute       Button = "mute"
+	ButtonBack       Button = "back"
+	ButtonAppSwitch  Button = "app_switch"
+)
+
+// Enum lists the buttons.
+func (Button) Enum() []string {
+	return []string{string(ButtonHome), string(ButtonLock), string(ButtonVolumeUp), string(ButtonVolumeDown),
+		string(ButtonMute), string(ButtonBack), string(ButtonAppSwitch)}
+}
+
+// ImageFormat is a screenshot's encoding.
+type ImageFormat string
+
+// Image formats.
+const (
+	FormatJPEG ImageFormat = "jpeg"
+	FormatPNG  ImageFormat = "png"
+)
+
+// Enum lists the formats.
+func (ImageFormat) Enum() []string { return []string{string(FormatJPEG), string(FormatPNG)} }
+
+// Command is what openlolo_control does.
+type Command string
+
+// Control commands.
+const (
+	CommandAcquire Command = "acquire"
+	CommandRenew   Command = "renew"
+	CommandRelease Command = "release"
+	CommandResume  Command = "resume"
+)
+
+// Enum lists the commands.
+func (Command) Enum() []string {
+	return []string{string(CommandAcquire), string(CommandRenew), string(CommandRelease), string(CommandResume)}
+}
+
+// EventKind is the kind of an openlolo_watch event.
+type EventKind string
+
+// Event kinds.
+const (
+	KindFrame     EventKind = "frame"
+	KindControl   EventKind = "control"
+	KindPhone     EventKind = "phone"
+	KindOperation EventKind = "operation"
+	KindAccess    EventKind = "access"
+)
+
+// Enum lists the event kinds.
+func (EventKind) Enum() []string {
+	return []string{string(KindFrame), string(KindControl), string(KindPhone), string(KindOperation), string(KindAccess)}
+}
