@@ -3,20 +3,14 @@ package control
 import (
 	"encoding/json"
 	"fmt"
-)
-
-// Answer statuses.
-const (
-	StatusOK      = "ok"
-	StatusFailed  = "failed"
-	StatusPending = "pending"
+	"github.com/openlolo/openlolo/api"
 )
 
 // Answer is a tool's structured answer (DESIGN §3.4): status, for mutating
 // tools operation_id and dispatched, error when failed, and the tool's own
 // fields beside them.
 type Answer struct {
-	Status      string
+	Status      api.Status
 	OperationID string // mutating tools only
 	Dispatched  *bool  // mutating tools only
 	Error       *Error
@@ -24,13 +18,13 @@ type Answer struct {
 }
 
 // OK is a successful read answer with fields.
-func OK(fields map[string]any) Answer { return Answer{Status: StatusOK, Fields: fields} }
+func OK(fields map[string]any) Answer { return Answer{Status: api.StatusOK, Fields: fields} }
 
 // Fail is a failed read answer.
-func Fail(err *Error) Answer { return Answer{Status: StatusFailed, Error: err} }
+func Fail(err *Error) Answer { return Answer{Status: api.StatusFailed, Error: err} }
 
 // Failed reports whether the answer's status is failed.
-func (a Answer) Failed() bool { return a.Status == StatusFailed }
+func (a Answer) Failed() bool { return a.Status == api.StatusFailed }
 
 // Set adds a field, creating the map if needed.
 func (a *Answer) Set(key string, v any) {

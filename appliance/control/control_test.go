@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"image"
 	"sync"
 	"testing"
@@ -87,15 +88,15 @@ func touchCall(c control.Client, ph phone.Phone, ref *control.FrameRef, d time.D
 		}}
 }
 
-func wantCode(t *testing.T, a control.Answer, code string) {
+func wantCode(t *testing.T, a control.Answer, code api.Code) {
 	t.Helper()
 	if code == "" {
-		if a.Status != control.StatusOK {
+		if a.Status != api.StatusOK {
 			t.Fatalf("answer %s %+v, want ok", a.Status, a.Error)
 		}
 		return
 	}
-	if a.Status != control.StatusFailed || a.Error == nil || a.Error.Code != code {
+	if a.Status != api.StatusFailed || a.Error == nil || a.Error.Code != code {
 		t.Fatalf("answer %s %+v, want failed %s", a.Status, a.Error, code)
 	}
 	if a.Error.Message == "" || len(a.Error.NextSteps) == 0 {
@@ -117,13 +118,13 @@ func TestLeaseBusyAndLapse(t *testing.T) {
 		t.Fatalf("lease after alice's input = %+v", l)
 	}
 	a := e.svc.Do(ctx, keyCall(bob, "", e.ph, "b"))
-	wantCode(t, a, control.CodeControlBusy)
+	wantCode(t, a, api.CodeControlBusy)
 	if *a.Dispatched || a.Error.RetryAfterMS != 90000 {
 		t.Fatalf("busy answer dispatched=%v retry_after=%d", *a.Dispatched, a.Error.RetryAfterMS)
 	}
 	// Reads do not renew; 89 s later alice still holds it.
 	e.clock.Advance(89 * time.Second)
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), control.CodeControlBusy)
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), api.CodeControlBusy)
 	e.clock.Advance(time.Second)
 	if l := e.svc.Lease(); l.Holder != "" {
 		t.Fatalf("lease at 90 s = %+v, want lapsed", l)
@@ -132,7 +133,7 @@ func TestLeaseBusyAndLapse(t *testing.T) {
 	var events []string
 	cursor := start.Cursor
 	for len(events) < 3 {
-		res, err := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: cursor, Wait: time.Second, Kinds: []string{"control"}})
+		res, err := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: cursor, Wait: time.Second, Kinds: []api.EventKind{"control"}})
 		if err != nil || len(res.Events) == 0 {
 			break
 		}
@@ -148,16 +149,16 @@ func TestLeaseBusyAndLapse(t *testing.T) {
 		t.Fatalf("phone saw %d inputs, want 2", e.ph.Inputs())
 	}
 	// Control commands: release by a non-holder is refused, by the holder frees it.
-	if _, err := e.svc.ControlCommand(ctx, alice, "release"); !isCode(err, control.CodeControlBusy) {
+	if _, err := e.svc.ControlCommand(ctx, alice, "release"); !isCode(err, api.CodeControlBusy) {
 		t.Fatalf("alice release while bob holds = %v", err)
 	}
-	if _, err := e.svc.ControlCommand(ctx, alice, "renew"); !isCode(err, control.CodeControlBusy) {
+	if _, err := e.svc.ControlCommand(ctx, alice, "renew"); !isCode(err, api.CodeControlBusy) {
 		t.Fatalf("alice renew while bob holds = %v", err)
 	}
 	if _, err := e.svc.ControlCommand(ctx, bob, "release"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.ControlCommand(ctx, alice, "renew"); !isCode(err, control.CodeControlRequired) {
+	if _, err := e.svc.ControlCommand(ctx, alice, "renew"); !isCode(err, api.CodeControlRequired) {
 		t.Fatalf("renew of a free lease = %v, want CONTROL_REQUIRED", err)
 	}
 	if _, err := e.svc.ControlCommand(ctx, alice, "acquire"); err != nil {
@@ -168,7 +169,7 @@ func TestLeaseBusyAndLapse(t *testing.T) {
 	}
 }
 
-func isCode(err error, code string) bool {
+func isCode(err error, code api.Code) bool {
 	var e *control.Error
 	return errors.As(err, &e) && e.Code == code
 }
@@ -186,9 +187,9 @@ func TestReplayConflictAndRestart(t *testing.T) {
 	if e.ph.Inputs() != 1 {
 		t.Fatalf("phone saw %d inputs after a replay, want 1", e.ph.Inputs())
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "b")), control.CodeOperationConflict)
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, id1, e.ph, "a")), control.CodeOperationConflict)
-	if _, err := e.svc.OperationStatus(ctx, bob, id1); err == nil || err.Code != control.CodeOperationNotFound {
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "b")), api.CodeOperationConflict)
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, id1, e.ph, "a")), api.CodeOperationConflict)
+	if _, err := e.svc.OperationStatus(ctx, bob, id1); err == nil || err.Code != api.CodeOperationNotFound {
 		t.Fatalf("bob reading alice's operation = %v, want OPERATION_NOT_FOUND", err)
 	}
 	op, err := e.svc.OperationStatus(ctx, alice, id1)
@@ -220,7 +221,7 @@ func TestDispatchedAtStopIsOutcomeUnknown(t *testing.T) {
 	e.stop()
 	e.start(control.Limits{})
 	op, e2 := e.svc.OperationStatus(ctx, alice, id2)
-	if e2 != nil || op.State != store.OpOutcomeUnknown || op.Code != control.CodeOutcomeUnknown {
+	if e2 != nil || op.State != store.OpOutcomeUnknown || api.Code(op.Code) != api.CodeOutcomeUnknown {
 		t.Fatalf("after restart: %+v, %v", op, e2)
 	}
 }
@@ -250,14 +251,14 @@ func TestPauseMidSwipe(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("pause did not stop the running swipe")
 	}
-	wantCode(t, a, control.CodeOutcomeUnknown)
+	wantCode(t, a, api.CodeOutcomeUnknown)
 	if !*a.Dispatched || e.ph.Inputs() != 0 || e.ph.Released() <= released {
 		t.Fatalf("dispatched=%v inputs=%d released %d→%d", *a.Dispatched, e.ph.Inputs(), released, e.ph.Released())
 	}
 	if !e.svc.Lease().Paused {
 		t.Fatal("not paused")
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), control.CodePaused)
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), api.CodePaused)
 	if _, err := e.svc.ControlCommand(ctx, alice, "resume"); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestFramesPerClient(t *testing.T) {
 	if err := e.svc.CheckFrame(alice, refA); err != nil {
 		t.Fatalf("alice's frame after bob's screenshot: %v", err)
 	}
-	if err := e.svc.CheckFrame(control.Client{ID: "carol"}, refA); err == nil || err.Code != control.CodeFrameExpired {
+	if err := e.svc.CheckFrame(control.Client{ID: "carol"}, refA); err == nil || err.Code != api.CodeFrameExpired {
 		t.Fatalf("a client without a screenshot used alice's frame: %v", err)
 	}
 	cases := []struct {
@@ -316,7 +317,7 @@ func TestFramesPerClient(t *testing.T) {
 		c.prep()
 		ref := c.ref()
 		a := e.svc.Do(ctx, touchCall(alice, e.ph, &ref, 0))
-		if a.Error == nil || a.Error.Code != control.CodeFrameExpired || *a.Dispatched {
+		if a.Error == nil || a.Error.Code != api.CodeFrameExpired || *a.Dispatched {
 			t.Errorf("%s: answer %+v %+v, want FRAME_EXPIRED, not dispatched", c.name, a.Status, a.Error)
 		}
 	}
@@ -334,7 +335,7 @@ func TestRateWindow(t *testing.T) {
 		e.clock.Advance(time.Second)
 	}
 	_, err := e.svc.Allow(alice)
-	if err == nil || err.Code != control.CodeRateLimited || err.RetryAfterMS != 55000 {
+	if err == nil || err.Code != api.CodeRateLimited || err.RetryAfterMS != 55000 {
 		t.Fatalf("6th call = %+v, want RATE_LIMITED after 55000 ms", err)
 	}
 	if _, err := e.svc.Allow(bob); err != nil {
@@ -369,13 +370,13 @@ func TestQueueFullAndCancel(t *testing.T) {
 		go func() { queued <- e.svc.Do(ctx, keyCall(alice, id, e.ph, fmt.Sprint(i))) }()
 	}
 	waitFor(t, func() bool { ops, _ := e.svc.Recent(ctx, 3); return len(ops) == 3 })
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "z")), control.CodeQueueFull)
+	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "z")), api.CodeQueueFull)
 	// A pending duplicate answers pending.
-	if a := e.svc.Do(ctx, keyCall(alice, ids[0], e.ph, "0")); a.Status != control.StatusPending {
+	if a := e.svc.Do(ctx, keyCall(alice, ids[0], e.ph, "0")); a.Status != api.StatusPending {
 		t.Fatalf("duplicate of a queued operation = %+v", a)
 	}
 	// bob cannot cancel alice's; alice cancels her queued one.
-	if _, err := e.svc.Cancel(ctx, bob, ids[0]); !isCode(err, control.CodeOperationNotFound) {
+	if _, err := e.svc.Cancel(ctx, bob, ids[0]); !isCode(err, api.CodeOperationNotFound) {
 		t.Fatalf("bob cancelling alice's op = %v", err)
 	}
 	if _, err := e.svc.Cancel(ctx, alice, ids[0]); err != nil {
@@ -385,7 +386,7 @@ func TestQueueFullAndCancel(t *testing.T) {
 	if a.OperationID != ids[0] {
 		a, _ = <-queued, 0
 	}
-	wantCode(t, a, control.CodeCancelled)
+	wantCode(t, a, api.CodeCancelled)
 	if *a.Dispatched {
 		t.Fatal("a cancelled queued input was dispatched")
 	}
@@ -404,7 +405,7 @@ func TestWatchOrderAndCursors(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a")), "")
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), control.CodeControlBusy)
+	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), api.CodeControlBusy)
 	if _, err := e.svc.ControlCommand(ctx, alice, "release"); err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestWatchOrderAndCursors(t *testing.T) {
 	cursor := first.Cursor
 	seen := map[string]bool{}
 	for len(got) < 6 {
-		res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 2 * time.Second, Kinds: []string{"operation", "control"}})
+		res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"operation", "control"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -443,17 +444,17 @@ func TestWatchOrderAndCursors(t *testing.T) {
 		t.Fatalf("events %v, want %v", seq, want)
 	}
 	// bob sees control events but not alice's operations.
-	res, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: first.Cursor, Kinds: []string{"operation"}})
+	res, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: first.Cursor, Kinds: []api.EventKind{"operation"}})
 	if len(res.Events) != 0 {
 		t.Fatalf("bob saw alice's operations: %v", res.Events)
 	}
 	// An empty watch returns the same cursor after its wait.
-	again, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 50 * time.Millisecond, Kinds: []string{"operation"}})
+	again, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 50 * time.Millisecond, Kinds: []api.EventKind{"operation"}})
 	if len(again.Events) != 0 {
 		t.Fatalf("events after the last cursor: %v", again.Events)
 	}
 	for _, bad := range []string{"x", "c-1", "c999999", "c1x"} {
-		if _, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: bad}); err == nil || err.Code != control.CodeCursorExpired {
+		if _, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: bad}); err == nil || err.Code != api.CodeCursorExpired {
 			t.Errorf("cursor %q: %v, want CURSOR_EXPIRED", bad, err)
 		}
 	}
@@ -464,7 +465,7 @@ func TestWatchEndsOnRevokedGrant(t *testing.T) {
 	ctx := context.Background()
 	done := make(chan control.WatchResult)
 	go func() {
-		res, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Wait: 30 * time.Second, Kinds: []string{"operation"}})
+		res, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Wait: 30 * time.Second, Kinds: []api.EventKind{"operation"}})
 		done <- res
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -491,7 +492,7 @@ func TestFrameEventsCoalesced(t *testing.T) {
 		e.ph.Key(ctx, phone.Key{Name: "a"})
 	}
 	time.Sleep(400 * time.Millisecond)
-	res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: start.Cursor, Kinds: []string{"frame"}})
+	res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"frame"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,15 +510,15 @@ func TestAccessExpiringOnce(t *testing.T) {
 	c := alice
 	c.GrantExpires = e.clock.Now().Add(10 * time.Minute)
 	start, _ := e.svc.Watch(ctx, c, control.WatchRequest{})
-	res, err := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: []string{"access"}})
+	res, err := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"access"}})
 	if err != nil || len(res.Events) != 1 || res.Events[0]["event"] != "expiring" {
 		t.Fatalf("first watch %+v, %v", res, err)
 	}
-	again, _ := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: []string{"access"}})
+	again, _ := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: []api.EventKind{"access"}})
 	if len(again.Events) != 0 {
 		t.Fatalf("expiring told twice: %v", again.Events)
 	}
-	other, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: start.Cursor, Kinds: []string{"access"}})
+	other, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"access"}})
 	if len(other.Events) != 0 {
 		t.Fatalf("bob saw alice's access event: %v", other.Events)
 	}
@@ -535,7 +536,7 @@ func TestRefusalsAreNotJournaled(t *testing.T) {
 			Check: func() *control.Error { return e.svc.CheckCommand(c, "acquire") },
 			Run:   func(ctx context.Context) (map[string]any, error) { return e.svc.ControlCommand(ctx, c, "acquire") }}
 	}
-	wantCode(t, e.svc.Do(ctx, acquire(bob)), control.CodeControlBusy)
+	wantCode(t, e.svc.Do(ctx, acquire(bob)), api.CodeControlBusy)
 	if _, err := e.svc.OperationStatus(ctx, bob, id2); err == nil {
 		t.Fatal("a refused acquire was journaled")
 	}
@@ -545,7 +546,7 @@ func TestRefusalsAreNotJournaled(t *testing.T) {
 	if a.Fields["replayed"] == true || e.svc.Lease().Holder != "bob" {
 		t.Fatalf("retry after the lapse: %+v, lease %+v", a, e.svc.Lease())
 	}
-	if err := e.svc.CheckCommand(alice, "dance"); err == nil || err.Code != control.CodeInvalidArguments {
+	if err := e.svc.CheckCommand(alice, "dance"); err == nil || err.Code != api.CodeInvalidArguments {
 		t.Fatalf("unknown command: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"encoding/json"
+	"github.com/openlolo/openlolo/api"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,31 +14,23 @@ import (
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-// Event kinds openlolo_watch reports.
-const (
-	KindFrame     = "frame"
-	KindControl   = "control"
-	KindPhone     = "phone"
-	KindOperation = "operation"
-	KindAccess    = "access"
-)
-
 // Timings of the event log.
 const (
-	frameCoalesce  = 250 * time.Millisecond // at most one frame event per this
+	frameCoalesce  = api.FrameCoalesce
 	keepEvents     = 10000                  // events kept for cursors
 	watchPoll      = 250 * time.Millisecond // grant and lease checks while a watch is held
 	expiringNotice = 15 * time.Minute       // access "expiring" this long before the grant ends
 	releaseTimeout = 2 * time.Second
 	journalTimeout = 10 * time.Second
 	// MaxWatch is the longest a watch may be held.
-	MaxWatch = 60 * time.Second
+	MaxWatch = api.MaxWaitMS * time.Millisecond
 )
 
 type outEvent struct {
-	kind, client string
-	at           time.Time
-	data         map[string]any
+	kind   api.EventKind
+	client string
+	at     time.Time
+	data   map[string]any
 }
 
 // events is the ordered writer of the event log and the wake-up for
@@ -63,7 +56,7 @@ func (e *events) waiter() <-chan struct{} {
 
 // publish queues an event for the log; events are written in the order
 // they were published.
-func (s *Service) publish(kind, client string, data map[string]any) {
+func (s *Service) publish(kind api.EventKind, client string, data map[string]any) {
 	select {
 	case s.ev.out <- outEvent{kind: kind, client: client, at: s.now(), data: data}:
 	case <-s.base.Done():
@@ -71,11 +64,11 @@ func (s *Service) publish(kind, client string, data map[string]any) {
 }
 
 func (s *Service) controlEventLocked(what, clientID, name string) {
-	s.publish(KindControl, "", map[string]any{"event": what, "client": name})
+	s.publish(api.KindControl, "", map[string]any{"event": what, "client": name})
 }
 
 func (s *Service) opEvent(c Client, id, tool, state string) {
-	s.publish(KindOperation, c.ID, map[string]any{"operation_id": id, "tool": tool, "state": state})
+	s.publish(api.KindOperation, c.ID, map[string]any{"operation_id": id, "tool": tool, "state": state})
 }
 
 // writeEvents stores queued events one by one until ctx ends.
@@ -88,7 +81,7 @@ func (s *Service) writeEvents(ctx context.Context) {
 			data, _ := json.Marshal(e.data)
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
 			err := s.st.Update(wctx, func(tx *store.Tx) error {
-				if _, err := tx.InsertEvent(store.Event{At: e.at, Kind: e.kind, ClientID: e.client, Data: string(data)}); err != nil {
+				if _, err := tx.InsertEvent(store.Event{At: e.at, Kind: string(e.kind), ClientID: e.client, Data: string(data)}); err != nil {
 					return err
 				}
 				s.ev.written++
@@ -121,7 +114,7 @@ func (s *Service) follow(ctx context.Context) {
 	var timer <-chan time.Time
 	emitFrame := func(e phone.Event) {
 		lastFrame = time.Now()
-		s.publish(KindFrame, "", map[string]any{"seq": e.Seq, "frame_time_ms": msOrZero(e.At)})
+		s.publish(api.KindFrame, "", map[string]any{"seq": e.Seq, "frame_time_ms": msOrZero(e.At)})
 	}
 	for {
 		select {
@@ -151,7 +144,7 @@ func (s *Service) follow(ctx context.Context) {
 				}
 				emitFrame(e)
 			default:
-				s.publish(KindPhone, "", map[string]any{"event": string(e.Kind), "state": e.State.Code,
+				s.publish(api.KindPhone, "", map[string]any{"event": string(e.Kind), "state": e.State.Code,
 					"width": e.State.Geometry.Width, "height": e.State.Geometry.Height,
 					"geometry_epoch": strconv.FormatUint(e.State.Geometry.Epoch, 10)})
 			}
@@ -161,9 +154,9 @@ func (s *Service) follow(ctx context.Context) {
 
 // WatchRequest is openlolo_watch's arguments.
 type WatchRequest struct {
-	Cursor string        // "" for from now
-	Wait   time.Duration // how long to hold when nothing happened
-	Kinds  []string      // empty for all
+	Cursor string          // "" for from now
+	Wait   time.Duration   // how long to hold when nothing happened
+	Kinds  []api.EventKind // empty for all
 }
 
 // WatchResult is what a watch returns: the events in order and the
@@ -193,9 +186,9 @@ func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchR
 		n, perr := strconv.ParseInt(strings.TrimPrefix(req.Cursor, "c"), 10, 64)
 		switch {
 		case perr != nil || !strings.HasPrefix(req.Cursor, "c") || n < 0 || n > last:
-			return Errorf(CodeCursorExpired, "cursor %q is not one this box gave", req.Cursor)
+			return api.Errorf(api.CodeCursorExpired, "cursor %q is not one this box gave", req.Cursor)
 		case (first > 0 && n < first-1) || (first == 0 && n < last):
-			return Errorf(CodeCursorExpired, "cursor %q is too old: the events after it were dropped", req.Cursor)
+			return api.Errorf(api.CodeCursorExpired, "cursor %q is too old: the events after it were dropped", req.Cursor)
 		}
 		after = n
 		return nil
@@ -204,7 +197,7 @@ func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchR
 		if e, ok := err.(*Error); ok {
 			return WatchResult{}, e
 		}
-		return WatchResult{}, Errorf(CodeInternal, "the event log could not be read: %v", err)
+		return WatchResult{}, api.Errorf(api.CodeInternal, "the event log could not be read: %v", err)
 	}
 	deadline := time.NewTimer(min(max(req.Wait, 0), MaxWatch))
 	defer deadline.Stop()
@@ -216,14 +209,14 @@ func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchR
 			active, err := s.grants.GrantActive(ctx, c.GrantID)
 			if err == nil && !active {
 				return WatchResult{Cursor: cursorString(after), Revoked: true, Events: []map[string]any{{
-					"kind": KindAccess, "event": "revoked", "time_ms": s.now().UnixMilli()}}}, nil
+					"kind": string(api.KindAccess), "event": "revoked", "time_ms": s.now().UnixMilli()}}}, nil
 			}
 		}
 		s.noticeExpiring(c)
 		s.Lease() // lapses on time, which publishes the event
 		res, err := s.readEvents(ctx, c, after, req.Kinds)
 		if err != nil {
-			return WatchResult{}, Errorf(CodeInternal, "the event log could not be read: %v", err)
+			return WatchResult{}, api.Errorf(api.CodeInternal, "the event log could not be read: %v", err)
 		}
 		if len(res.Events) > 0 {
 			return res, nil
@@ -241,7 +234,7 @@ func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchR
 	}
 }
 
-func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds []string) (WatchResult, error) {
+func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds []api.EventKind) (WatchResult, error) {
 	const page = 100
 	res := WatchResult{Cursor: cursorString(after)}
 	err := s.st.View(ctx, func(tx *store.Tx) error {
@@ -258,7 +251,7 @@ func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds [
 			next = evs[len(evs)-1].ID
 		}
 		for _, e := range evs {
-			if len(kinds) > 0 && !slices.Contains(kinds, e.Kind) {
+			if len(kinds) > 0 && !slices.Contains(kinds, api.EventKind(e.Kind)) {
 				continue
 			}
 			m := map[string]any{}
@@ -285,6 +278,6 @@ func (s *Service) noticeExpiring(c Client) {
 	s.expiring[c.GrantID] = true
 	s.mu.Unlock()
 	if !told {
-		s.publish(KindAccess, c.ID, map[string]any{"event": "expiring", "expires_ms": c.GrantExpires.UnixMilli()})
+		s.publish(api.KindAccess, c.ID, map[string]any{"event": "expiring", "expires_ms": c.GrantExpires.UnixMilli()})
 	}
 }

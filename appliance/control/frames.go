@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"strconv"
 	"strings"
 	"time"
@@ -51,25 +52,25 @@ func (s *Service) frameID(seq uint64) string { return fmt.Sprintf("%s-%d", s.boo
 func (s *Service) checkFrameLocked(c Client, ref FrameRef) *Error {
 	latest, ok := s.frames[c.ID]
 	if !ok {
-		return Errorf(CodeFrameExpired, "take a screenshot first: touches need the frame_id of your own latest screenshot")
+		return api.Errorf(api.CodeFrameExpired, "take a screenshot first: touches need the frame_id of your own latest screenshot")
 	}
 	seqStr, found := strings.CutPrefix(ref.ID, s.boot+"-")
 	seq, err := strconv.ParseUint(seqStr, 10, 64)
 	if !found || err != nil {
-		return Errorf(CodeFrameExpired, "frame_id %q is not one this box gave you since it started", ref.ID)
+		return api.Errorf(api.CodeFrameExpired, "frame_id %q is not one this box gave you since it started", ref.ID)
 	}
 	if seq != latest.seq {
-		return Errorf(CodeFrameExpired, "frame_id %q is not your latest screenshot; you have taken a newer one", ref.ID)
+		return api.Errorf(api.CodeFrameExpired, "frame_id %q is not your latest screenshot; you have taken a newer one", ref.ID)
 	}
 	want := strconv.FormatUint(latest.epoch, 10)
 	if ref.Epoch != want {
-		return Errorf(CodeFrameExpired, "geometry_epoch %q does not match your frame's (%s)", ref.Epoch, want)
+		return api.Errorf(api.CodeFrameExpired, "geometry_epoch %q does not match your frame's (%s)", ref.Epoch, want)
 	}
 	if g := s.ph.State().Geometry; g.Epoch != latest.epoch {
-		return Errorf(CodeFrameExpired, "the phone's screen geometry changed since that frame (rotation or size)")
+		return api.Errorf(api.CodeFrameExpired, "the phone's screen geometry changed since that frame (rotation or size)")
 	}
 	if age := s.now().Sub(latest.at); age > s.lim.FrameTTL {
-		return Errorf(CodeFrameExpired, "the frame is %s old; touches accept frames up to %s old", age.Round(time.Second), s.lim.FrameTTL)
+		return api.Errorf(api.CodeFrameExpired, "the frame is %s old; touches accept frames up to %s old", age.Round(time.Second), s.lim.FrameTTL)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 
 	"github.com/google/uuid"
 
@@ -74,10 +75,10 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 	}
 	fp := s.fingerprint(call.Tool, call.Args)
 	refuse := func(e *Error) Answer {
-		return Answer{Status: StatusFailed, OperationID: id, Dispatched: boolp(false), Error: e}
+		return Answer{Status: api.StatusFailed, OperationID: id, Dispatched: boolp(false), Error: e}
 	}
 	conflict := func() Answer {
-		return refuse(Errorf(CodeOperationConflict, "operation_id %s was already used for another call", id))
+		return refuse(api.Errorf(api.CodeOperationConflict, "operation_id %s was already used for another call", id))
 	}
 
 	s.mu.Lock()
@@ -86,7 +87,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		if p.client != c.ID || p.fp != fp {
 			return conflict()
 		}
-		return Answer{Status: StatusPending, OperationID: id, Dispatched: boolp(p.dispatched),
+		return Answer{Status: api.StatusPending, OperationID: id, Dispatched: boolp(p.dispatched),
 			Fields: map[string]any{"tool": p.tool, "state": map[bool]string{false: store.OpQueued, true: store.OpDispatched}[p.dispatched]}}
 	}
 	s.mu.Unlock()
@@ -103,7 +104,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		}
 		return replay(op)
 	case !errors.Is(err, store.ErrNotFound):
-		return refuse(Errorf(CodeInternal, "the journal could not be read: %v", err))
+		return refuse(api.Errorf(api.CodeInternal, "the journal could not be read: %v", err))
 	}
 
 	if call.Check != nil {
@@ -120,9 +121,9 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		var e *Error
 		switch {
 		case s.paused:
-			e = Errorf(CodePaused, "input is paused (by %s); nothing was sent", s.pausedBy)
+			e = api.Errorf(api.CodePaused, "input is paused (by %s); nothing was sent", s.pausedBy)
 		case s.waiting >= s.lim.Queue:
-			e = Errorf(CodeQueueFull, "%d inputs are already waiting; nothing was sent", s.waiting)
+			e = api.Errorf(api.CodeQueueFull, "%d inputs are already waiting; nothing was sent", s.waiting)
 		}
 		if e == nil {
 			e = s.takeLocked(c)
@@ -167,7 +168,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 	})
 	switch {
 	case err != nil:
-		return refuse(Errorf(CodeInternal, "the journal could not record the operation: %v", err))
+		return refuse(api.Errorf(api.CodeInternal, "the journal could not record the operation: %v", err))
 	case existing.ID != "":
 		if existing.ClientID != c.ID || existing.Fingerprint != fp {
 			return conflict()
@@ -191,7 +192,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		case runCtx.Err() != nil:
 			e = stopError(runCtx, false)
 		case s.paused:
-			e = Errorf(CodePaused, "input was paused before this one ran; nothing was sent")
+			e = api.Errorf(api.CodePaused, "input was paused before this one ran; nothing was sent")
 		case call.Frame != nil:
 			e = s.checkFrameLocked(c, *call.Frame)
 		}
@@ -201,7 +202,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		s.mu.Unlock()
 		if e != nil {
 			state := store.OpFailed
-			if e.Code == CodeCancelled || e.Code == CodePaused {
+			if e.Code == api.CodeCancelled || e.Code == api.CodePaused {
 				state = store.OpCancelled
 			}
 			return s.finish(op, state, false, e, nil)
@@ -229,7 +230,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		s.releaseAfterFailure()
 		e := PhoneError(err)
 		state := store.OpFailed
-		if e.Code == CodeOutcomeUnknown {
+		if e.Code == api.CodeOutcomeUnknown {
 			state = store.OpOutcomeUnknown
 		}
 		return s.finish(op, state, true, e, nil)
@@ -240,15 +241,15 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 func stopError(runCtx context.Context, dispatched bool) *Error {
 	cause := context.Cause(runCtx)
 	if dispatched {
-		return Errorf(CodeOutcomeUnknown, "the input was interrupted while being sent (%v); part of it may have reached the phone", cause)
+		return api.Errorf(api.CodeOutcomeUnknown, "the input was interrupted while being sent (%v); part of it may have reached the phone", cause)
 	}
 	if errors.Is(cause, errPaused) {
-		return Errorf(CodePaused, "input was paused before this one ran; nothing was sent")
+		return api.Errorf(api.CodePaused, "input was paused before this one ran; nothing was sent")
 	}
 	if errors.Is(cause, errCancelled) {
-		return Errorf(CodeCancelled, "cancelled before it ran; nothing was sent")
+		return api.Errorf(api.CodeCancelled, "cancelled before it ran; nothing was sent")
 	}
-	return Errorf(CodeCancelled, "stopped before it ran (%v); nothing was sent", cause)
+	return api.Errorf(api.CodeCancelled, "stopped before it ran (%v); nothing was sent", cause)
 }
 
 func (s *Service) releaseAfterFailure() {
@@ -261,15 +262,15 @@ func (s *Service) releaseAfterFailure() {
 
 // finish records the final state and the answer and returns the answer.
 func (s *Service) finish(op store.Operation, state string, dispatched bool, e *Error, fields map[string]any) Answer {
-	a := Answer{Status: StatusOK, OperationID: op.ID, Dispatched: boolp(dispatched), Error: e, Fields: fields}
+	a := Answer{Status: api.StatusOK, OperationID: op.ID, Dispatched: boolp(dispatched), Error: e, Fields: fields}
 	if e != nil {
-		a.Status = StatusFailed
+		a.Status = api.StatusFailed
 		a.Fields = nil
 	}
 	a.Set("state", state)
 	code := ""
 	if e != nil {
-		code = e.Code
+		code = string(e.Code)
 	}
 	b, err := json.Marshal(a)
 	if err != nil {
@@ -298,16 +299,16 @@ func replay(op store.Operation) Answer {
 		return a
 	}
 	// Interrupted by a stop of the box: no answer was stored.
-	a = Answer{Status: StatusFailed, OperationID: op.ID}
+	a = Answer{Status: api.StatusFailed, OperationID: op.ID}
 	switch op.State {
 	case store.OpOutcomeUnknown:
 		a.Dispatched = boolp(true)
-		a.Error = Errorf(CodeOutcomeUnknown, "the box stopped while this input was being sent; part of it may have reached the phone")
+		a.Error = api.Errorf(api.CodeOutcomeUnknown, "the box stopped while this input was being sent; part of it may have reached the phone")
 	case store.OpCancelled:
 		a.Dispatched = boolp(false)
-		a.Error = Errorf(CodeCancelled, "the box stopped before this input ran; nothing was sent")
+		a.Error = api.Errorf(api.CodeCancelled, "the box stopped before this input ran; nothing was sent")
 	default:
-		a.Status = StatusPending
+		a.Status = api.StatusPending
 		a.Dispatched = boolp(op.State == store.OpDispatched)
 	}
 	a.Set("state", op.State)
@@ -325,10 +326,10 @@ func (s *Service) OperationStatus(ctx context.Context, c Client, id string) (sto
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) || (err == nil && op.ClientID != c.ID) {
-		return store.Operation{}, Errorf(CodeOperationNotFound, "no operation %s of yours is known", id)
+		return store.Operation{}, api.Errorf(api.CodeOperationNotFound, "no operation %s of yours is known", id)
 	}
 	if err != nil {
-		return store.Operation{}, Errorf(CodeInternal, "the journal could not be read: %v", err)
+		return store.Operation{}, api.Errorf(api.CodeInternal, "the journal could not be read: %v", err)
 	}
 	return op, nil
 }

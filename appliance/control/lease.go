@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"github.com/openlolo/openlolo/api"
 	"time"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) takeLocked(c Client) *Error {
 		s.lease.expires = s.now().Add(s.lim.Lease)
 		s.controlEventLocked("renewed", c.ID, c.Name)
 	default:
-		e := Errorf(CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
+		e := api.Errorf(api.CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
 		e.RetryAfterMS = max(1, s.lease.expires.Sub(s.now()).Milliseconds())
 		return e
 	}
@@ -65,16 +66,16 @@ func (s *Service) CheckCommand(c Client, command string) *Error {
 	switch command {
 	case "acquire", "resume", "renew", "release":
 		if other {
-			e := Errorf(CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
+			e := api.Errorf(api.CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
 			e.RetryAfterMS = max(1, s.lease.expires.Sub(s.now()).Milliseconds())
 			return e
 		}
 		if command == "renew" && s.lease.holder == "" {
-			return Errorf(CodeControlRequired, "you do not hold control, so there is nothing to renew")
+			return api.Errorf(api.CodeControlRequired, "you do not hold control, so there is nothing to renew")
 		}
 		return nil
 	}
-	return Errorf(CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
+	return api.Errorf(api.CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
 }
 
 // controlCommand runs openlolo_control's command for c.
@@ -90,7 +91,7 @@ func (s *Service) controlCommand(ctx context.Context, c Client, command string) 
 		case c.ID:
 			err = s.takeLocked(c)
 		case "":
-			err = Errorf(CodeControlRequired, "you do not hold control, so there is nothing to renew")
+			err = api.Errorf(api.CodeControlRequired, "you do not hold control, so there is nothing to renew")
 		default:
 			err = s.takeLocked(c)
 		}
@@ -102,7 +103,7 @@ func (s *Service) controlCommand(ctx context.Context, c Client, command string) 
 			s.lease = lease{}
 		case "":
 		default:
-			err = Errorf(CodeControlBusy, "%q holds control; only the holder can release it", s.lease.name)
+			err = api.Errorf(api.CodeControlBusy, "%q holds control; only the holder can release it", s.lease.name)
 		}
 	case "resume":
 		if err = s.takeLocked(c); err == nil && s.paused {
@@ -110,7 +111,7 @@ func (s *Service) controlCommand(ctx context.Context, c Client, command string) 
 			s.controlEventLocked("resumed", c.ID, c.Name)
 		}
 	default:
-		err = Errorf(CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
+		err = api.Errorf(api.CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
 	}
 	fields := s.leaseFieldsLocked(c)
 	s.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,12 +15,12 @@ import (
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-// Defaults for Limits fields left zero.
+// Defaults for Limits fields left zero: the contract's.
 const (
-	DefaultCallsPerMinute = 120
-	DefaultQueue          = 16
-	DefaultLease          = 90 * time.Second
-	DefaultFrameTTL       = 120 * time.Second
+	DefaultCallsPerMinute = api.CallsPerMinute
+	DefaultQueue          = api.QueueLength
+	DefaultLease          = api.LeaseTime
+	DefaultFrameTTL       = api.FrameTTL
 )
 
 // Limits are the numbers the rules use. Zero fields take the defaults.

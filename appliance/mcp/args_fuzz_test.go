@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/openlolo/openlolo/api"
 	"math"
 	"testing"
 )
@@ -29,13 +30,13 @@ func FuzzToolArguments(f *testing.F) {
 				t.Fatalf("%s: empty error", name)
 			}
 		}
-		var tap swipeArgs
+		var tap api.SwipeArgs
 		if e := decodeArgs(raw, &tap); e == nil {
-			o, e := tap.common.check(0.5)
+			o, e := checkOptions(api.ToolSwipe, &tap.InputOptions)
 			if e == nil && (o.settle < 0 || o.settle > 5 || math.IsNaN(o.settle)) {
 				t.Fatalf("settle %g accepted", o.settle)
 			}
-			ref, p, e2 := tap.frameArgs.check()
+			ref, p, e2 := checkFrame(api.ToolSwipe, tap.FrameArgs)
 			if e2 == nil && (!p.Valid() || ref.ID == "" || ref.Epoch == "") {
 				t.Fatalf("frame args accepted out of range: %+v %+v", ref, p)
 			}
@@ -45,10 +46,10 @@ func FuzzToolArguments(f *testing.F) {
 		} else if e.Code == "" || e.Message == "" {
 			t.Fatalf("decode refusal without code or message: %+v", e)
 		}
-		var ta typeArgs
+		var ta api.TypeTextArgs
 		if decodeArgs(raw, &ta) == nil {
 			if s, e := checkText(ta.Text); e == nil {
-				if s == "" || len(s) > maxText {
+				if s == "" || len(s) > api.MaxText {
 					t.Fatalf("text of %d bytes accepted", len(s))
 				}
 				for _, r := range s {
@@ -58,31 +59,31 @@ func FuzzToolArguments(f *testing.F) {
 				}
 			}
 		}
-		var ka keyArgs
+		var ka api.KeyArgs
 		if decodeArgs(raw, &ka) == nil {
-			if k, e := ka.check(); e == nil && k.Name == "" {
+			if k, e := checkKey(ka); e == nil && k.Name == "" {
 				t.Fatal("empty key accepted")
 			}
 		}
-		var sa screenshotArgs
+		var sa api.ScreenshotArgs
 		if decodeArgs(raw, &sa) == nil {
-			if format, size, e := sa.check(); e == nil && (size < 128 || size > 4096 || (format != "jpeg" && format != "png")) {
+			if format, size, e := checkScreenshot(sa); e == nil && (size < 128 || size > 4096 || (format != "jpeg" && format != "png")) {
 				t.Fatalf("screenshot %s %d accepted", format, size)
 			}
 		}
-		var wa watchArgs
+		var wa api.WatchArgs
 		if decodeArgs(raw, &wa) == nil {
-			if req, e := wa.check(); e == nil && (req.Wait < 0 || req.Wait.Milliseconds() > 60000) {
+			if req, e := checkWatch(wa); e == nil && (req.Wait < 0 || req.Wait.Milliseconds() > 60000) {
 				t.Fatalf("wait %v accepted", req.Wait)
 			}
 		}
-		var ua openURLArgs
+		var ua api.OpenURLArgs
 		if decodeArgs(raw, &ua) == nil {
-			if u, e := checkURL(ua.URL); e == nil && (len(u) < 3 || len(u) > maxURL) {
+			if u, e := checkURL(ua.URL); e == nil && (len(u) < 3 || len(u) > api.MaxURL) {
 				t.Fatalf("url %q accepted", u)
 			}
 		}
-		var ca controlArgs
+		var ca api.ControlArgs
 		if decodeArgs(raw, &ca) == nil {
 			if id, e := opID(ca.OperationID); e == nil && id != "" && len(id) != 36 {
 				t.Fatalf("operation id %q accepted", id)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,7 +52,7 @@ func (h *Handler) gate(t *tool, c call) *result {
 		return &result{answer: a}
 	}
 	if !c.caller.Has(t.scope) {
-		return refuse(control.Errorf(control.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope))
+		return refuse(api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope))
 	}
 	if t.noRateLimit {
 		return nil
@@ -96,13 +97,13 @@ func render(t *tool, r result, asJSON bool) *sdk.CallToolResult {
 // sentence is the one-sentence summary for agents.
 func sentence(t *tool, a control.Answer) string {
 	switch a.Status {
-	case control.StatusFailed:
+	case api.StatusFailed:
 		s := fmt.Sprintf("%s failed with %s: %s", t.name, a.Error.Code, strings.TrimSuffix(a.Error.Message, "."))
 		if len(a.Error.NextSteps) > 0 {
 			s += "; next: " + a.Error.NextSteps[0]
 		}
 		return s + "."
-	case control.StatusPending:
+	case api.StatusPending:
 		return fmt.Sprintf("%s is still running as operation %s; openlolo_operation_status or openlolo_watch reports its outcome.", t.name, a.OperationID)
 	}
 	if t.say != nil {

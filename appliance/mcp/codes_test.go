@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"github.com/openlolo/openlolo/api"
 	"testing"
 	"time"
 
@@ -28,34 +29,34 @@ func TestErrorCodes(t *testing.T) {
 		who      string
 		tool     string
 		args     map[string]any
-		code     string
+		code     api.Code
 		mutating bool
 	}{
-		{"bad coordinate", "agent", "openlolo_tap", map[string]any{"frame_id": shot["frame_id"], "geometry_epoch": shot["geometry_epoch"], "x": 1.5, "y": 0.5}, control.CodeInvalidArguments, true},
-		{"unknown argument", "agent", "openlolo_status", map[string]any{"verbose": true}, control.CodeInvalidArguments, false},
-		{"wrong type", "agent", "openlolo_screenshot", map[string]any{"max_size": "big"}, control.CodeInvalidArguments, false},
-		{"max_size range", "agent", "openlolo_screenshot", map[string]any{"max_size": 64}, control.CodeInvalidArguments, false},
-		{"bad operation_id", "agent", "openlolo_key", map[string]any{"key": "a", "operation_id": "not-a-uuid"}, control.CodeInvalidArguments, true},
-		{"read scope taps", "reader", "openlolo_tap", map[string]any{"frame_id": "x", "geometry_epoch": "1", "x": 0.5, "y": 0.5}, control.CodeScopeRequired, true},
-		{"non-ASCII text", "agent", "openlolo_type_text", map[string]any{"text": "héllo"}, control.CodeUnsupportedText, true},
-		{"unknown key", "agent", "openlolo_key", map[string]any{"key": "hyper"}, control.CodeUnsupportedKey, true},
-		{"back on iOS", "agent", "openlolo_button", map[string]any{"button": "back"}, control.CodeUnsupportedButton, true},
-		{"unknown app", "agent", "openlolo_launch_app", map[string]any{"bundle_id": "com.example.nothing"}, control.CodeAppNotFound, true},
-		{"ftp url", "agent", "openlolo_open_url", map[string]any{"url": "ftp://example.com/x"}, control.CodeUnsupported, true},
-		{"unknown operation", "agent", "openlolo_operation_status", map[string]any{"operation_id": opA}, control.CodeOperationNotFound, false},
-		{"unknown cursor", "agent", "openlolo_watch", map[string]any{"cursor": "c99999", "wait_ms": 0}, control.CodeCursorExpired, false},
-		{"stale frame", "agent", "openlolo_tap", map[string]any{"frame_id": "00-1", "geometry_epoch": "1", "x": 0.5, "y": 0.5, "observe": false}, control.CodeFrameExpired, true},
+		{"bad coordinate", "agent", "openlolo_tap", map[string]any{"frame_id": shot["frame_id"], "geometry_epoch": shot["geometry_epoch"], "x": 1.5, "y": 0.5}, api.CodeInvalidArguments, true},
+		{"unknown argument", "agent", "openlolo_status", map[string]any{"verbose": true}, api.CodeInvalidArguments, false},
+		{"wrong type", "agent", "openlolo_screenshot", map[string]any{"max_size": "big"}, api.CodeInvalidArguments, false},
+		{"max_size range", "agent", "openlolo_screenshot", map[string]any{"max_size": 64}, api.CodeInvalidArguments, false},
+		{"bad operation_id", "agent", "openlolo_key", map[string]any{"key": "a", "operation_id": "not-a-uuid"}, api.CodeInvalidArguments, true},
+		{"read scope taps", "reader", "openlolo_tap", map[string]any{"frame_id": "x", "geometry_epoch": "1", "x": 0.5, "y": 0.5}, api.CodeScopeRequired, true},
+		{"non-ASCII text", "agent", "openlolo_type_text", map[string]any{"text": "héllo"}, api.CodeUnsupportedText, true},
+		{"unknown key", "agent", "openlolo_key", map[string]any{"key": "hyper"}, api.CodeUnsupportedKey, true},
+		{"back on iOS", "agent", "openlolo_button", map[string]any{"button": "back"}, api.CodeUnsupportedButton, true},
+		{"unknown app", "agent", "openlolo_launch_app", map[string]any{"bundle_id": "com.example.nothing"}, api.CodeAppNotFound, true},
+		{"ftp url", "agent", "openlolo_open_url", map[string]any{"url": "ftp://example.com/x"}, api.CodeUnsupported, true},
+		{"unknown operation", "agent", "openlolo_operation_status", map[string]any{"operation_id": opA}, api.CodeOperationNotFound, false},
+		{"unknown cursor", "agent", "openlolo_watch", map[string]any{"cursor": "c99999", "wait_ms": 0}, api.CodeCursorExpired, false},
+		{"stale frame", "agent", "openlolo_tap", map[string]any{"frame_id": "00-1", "geometry_epoch": "1", "x": 0.5, "y": 0.5, "observe": false}, api.CodeFrameExpired, true},
 		{"first key takes control", "agent", "openlolo_key", map[string]any{"key": "a", "observe": false, "operation_id": opA}, "", true},
-		{"same id other args", "agent", "openlolo_key", map[string]any{"key": "b", "observe": false, "operation_id": opA}, control.CodeOperationConflict, true},
-		{"other client busy", "other", "openlolo_key", map[string]any{"key": "a", "observe": false}, control.CodeControlBusy, true},
-		{"other's operation", "other", "openlolo_operation_status", map[string]any{"operation_id": opA}, control.CodeOperationNotFound, false},
-		{"renew without lease", "other", "openlolo_control", map[string]any{"command": "renew"}, control.CodeControlBusy, true},
+		{"same id other args", "agent", "openlolo_key", map[string]any{"key": "b", "observe": false, "operation_id": opA}, api.CodeOperationConflict, true},
+		{"other client busy", "other", "openlolo_key", map[string]any{"key": "a", "observe": false}, api.CodeControlBusy, true},
+		{"other's operation", "other", "openlolo_operation_status", map[string]any{"operation_id": opA}, api.CodeOperationNotFound, false},
+		{"renew without lease", "other", "openlolo_control", map[string]any{"command": "renew"}, api.CodeControlBusy, true},
 		{"reader pauses", "reader", "openlolo_pause", map[string]any{}, "", true},
-		{"input while paused", "agent", "openlolo_key", map[string]any{"key": "a", "observe": false}, control.CodePaused, true},
+		{"input while paused", "agent", "openlolo_key", map[string]any{"key": "a", "observe": false}, api.CodePaused, true},
 		{"holder resumes", "agent", "openlolo_control", map[string]any{"command": "resume"}, "", true},
 		{"release", "agent", "openlolo_control", map[string]any{"command": "release"}, "", true},
-		{"renew free lease", "agent", "openlolo_control", map[string]any{"command": "renew"}, control.CodeControlRequired, true},
-		{"cancel unknown", "agent", "openlolo_cancel", map[string]any{"target": "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"}, control.CodeOperationNotFound, true},
+		{"renew free lease", "agent", "openlolo_control", map[string]any{"command": "renew"}, api.CodeControlRequired, true},
+		{"cancel unknown", "agent", "openlolo_cancel", map[string]any{"target": "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"}, api.CodeOperationNotFound, true},
 	}
 	for _, c := range cases {
 		cs := agent
@@ -79,7 +80,7 @@ func TestErrorCodes(t *testing.T) {
 				t.Errorf("%s: error without retryable", c.name)
 			}
 		}
-		if c.mutating && c.code != "" && c.code != control.CodeControlRequired && c.code != control.CodeOperationNotFound && sc["dispatched"] != false {
+		if c.mutating && c.code != "" && c.code != api.CodeControlRequired && c.code != api.CodeOperationNotFound && sc["dispatched"] != false {
 			t.Errorf("%s: refused mutating call has dispatched=%v, want false", c.name, sc["dispatched"])
 		}
 	}
@@ -97,7 +98,7 @@ func TestRateLimitedOverMCP(t *testing.T) {
 	}
 	_, sc := call(t, cs, "openlolo_status", nil)
 	e, _ := sc["error"].(map[string]any)
-	if code(sc) != control.CodeRateLimited || e["retry_after_ms"] == nil || e["retryable"] != true {
+	if code(sc) != api.CodeRateLimited || e["retry_after_ms"] == nil || e["retryable"] != true {
 		t.Fatalf("4th call %v", sc)
 	}
 	// Pause is never limited.
@@ -171,7 +172,7 @@ func TestTwoClientsFramesIndependent(t *testing.T) {
 	_, r = call(t, a, "openlolo_tap", frameArgs(shotA2, 0.5, 0.5))
 	mustOK(t, "a taps with its new frame", r)
 	_, r = call(t, a, "openlolo_tap", frameArgs(shotA, 0.5, 0.5))
-	if code(r) != control.CodeFrameExpired {
+	if code(r) != api.CodeFrameExpired {
 		t.Fatalf("a's older frame after its newer screenshot: %v, want FRAME_EXPIRED", r)
 	}
 }

@@ -2,9 +2,9 @@ package mcp_test
 
 import (
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"testing"
 
-	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/control/controltest"
 	"github.com/openlolo/openlolo/hw/phone"
 )
@@ -21,18 +21,18 @@ func TestPhoneFailures(t *testing.T) {
 		fail       func()
 		tool       string
 		args       map[string]any
-		code       string
+		code       api.Code
 		dispatched any
 		state      any
 	}{
 		{"capture", func() { ph.FailScreenshots(fmt.Errorf("fake: no signal: %w", phone.ErrCaptureFailed)) },
-			"openlolo_screenshot", nil, control.CodeCaptureFailed, nil, nil},
+			"openlolo_screenshot", nil, api.CodeCaptureFailed, nil, nil},
 		{"unplugged screenshot", func() { ph.FailScreenshots(fmt.Errorf("fake: %w", phone.ErrUnavailable)) },
-			"openlolo_screenshot", nil, control.CodePhoneUnavailable, nil, nil},
+			"openlolo_screenshot", nil, api.CodePhoneUnavailable, nil, nil},
 		{"unplugged input", func() { ph.FailInputs(fmt.Errorf("fake: no host: %w", phone.ErrUnavailable)) },
-			"openlolo_key", map[string]any{"key": "a", "observe": false}, control.CodePhoneUnavailable, false, "failed"},
+			"openlolo_key", map[string]any{"key": "a", "observe": false}, api.CodePhoneUnavailable, false, "failed"},
 		{"host not reading", func() { ph.FailInputs(fmt.Errorf("fake: write timed out: %w", phone.ErrInputFailed)) },
-			"openlolo_key", map[string]any{"key": "a", "observe": false}, control.CodeInputFailed, true, "failed"},
+			"openlolo_key", map[string]any{"key": "a", "observe": false}, api.CodeInputFailed, true, "failed"},
 	}
 	for _, c := range cases {
 		c.fail()
@@ -52,7 +52,7 @@ func TestPhoneFailures(t *testing.T) {
 	ph.FailScreenshots(fmt.Errorf("fake: %w", phone.ErrCaptureFailed))
 	_, sc := call(t, cs, "openlolo_key", map[string]any{"key": "a", "settle": 0})
 	oe, _ := sc["observation_error"].(map[string]any)
-	if sc["status"] != "ok" || oe["code"] != control.CodeCaptureFailed {
+	if sc["status"] != "ok" || oe["code"] != string(api.CodeCaptureFailed) {
 		t.Fatalf("input with a failed observation: %v", sc)
 	}
 }
@@ -65,7 +65,7 @@ func TestJournalUnavailable(t *testing.T) {
 	cs := b.session(t, "agent", bothScopes)
 	b.closeStore()
 	_, sc := call(t, cs, "openlolo_key", map[string]any{"key": "a", "observe": false})
-	if code(sc) != control.CodeInternal || sc["dispatched"] != false || ph.Inputs() != 0 {
+	if code(sc) != api.CodeInternal || sc["dispatched"] != false || ph.Inputs() != 0 {
 		t.Fatalf("with the store closed: %v, inputs %d", sc, ph.Inputs())
 	}
 }

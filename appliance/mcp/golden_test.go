@@ -62,7 +62,6 @@ func firstDiff(a, b []byte) string {
 	return ""
 }
 
-
 // TestToolsListGolden pins tools/list, byte for byte as the wire carries
 // it (the indentation is the only change), for a caller with both scopes.
 func TestToolsListGolden(t *testing.T) {

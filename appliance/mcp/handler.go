@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"github.com/openlolo/openlolo/api"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -15,7 +16,7 @@ import (
 )
 
 // MaxBody is the largest request body /mcp accepts; larger is 413.
-const MaxBody = 64 << 10
+const MaxBody = api.MaxBody
 
 // BoxInfo is what openlolo_status says about the box itself.
 type BoxInfo struct {

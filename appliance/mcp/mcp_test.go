@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"image"
 	_ "image/jpeg"
 	"net/http"
@@ -157,10 +158,10 @@ func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any)
 	return res, sc
 }
 
-func code(sc map[string]any) string {
+func code(sc map[string]any) api.Code {
 	e, _ := sc["error"].(map[string]any)
 	s, _ := e["code"].(string)
-	return s
+	return api.Code(s)
 }
 
 func mustOK(t testing.TB, name string, sc map[string]any) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/openlolo/openlolo/api"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func refuse(e *control.Error) result {
 }
 
 func (h *Handler) status(ctx context.Context, c call) result {
-	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
+	if e := decodeArgs(c.raw, &api.StatusArgs{}); e != nil {
 		return fail(e)
 	}
 	info, st := h.ph.Info(), h.ph.State()
@@ -60,7 +61,7 @@ func (h *Handler) status(ctx context.Context, c call) result {
 func epochString(e uint64) string { return strconv.FormatUint(e, 10) }
 
 func (h *Handler) capabilities(ctx context.Context, c call) result {
-	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
+	if e := decodeArgs(c.raw, &api.CapabilitiesArgs{}); e != nil {
 		return fail(e)
 	}
 	info := h.ph.Info()
@@ -71,16 +72,16 @@ func (h *Handler) capabilities(ctx context.Context, c call) result {
 	return result{answer: control.OK(map[string]any{
 		"platform": string(info.Platform), "backend": info.Backend,
 		"keyboard": info.Keyboard, "touch": info.Touch, "screenshot": info.Screenshot,
-		"buttons": buttons, "keys": keyNames(), "modifiers": modifierNames(),
-		"type_text":   map[string]any{"max_chars": maxText, "charset": "printable US ASCII"},
-		"gestures":    map[string]any{"tap": true, "long_press_seconds": []float64{0.03, 2}, "swipe_seconds": []float64{0.03, 2}, "swipe_hold": []float64{0, 2}, "multitouch": false},
-		"screenshots": map[string]any{"formats": []string{"jpeg", "png"}, "max_size": []int{128, 4096}, "default_max_size": defaultMax},
+		"buttons": buttons, "keys": api.KeyNames(), "modifiers": api.Modifier("").Enum(),
+		"type_text":   map[string]any{"max_chars": api.MaxText, "charset": "printable US ASCII"},
+		"gestures":    map[string]any{"tap": true, "long_press_seconds": []float64{api.MinGesture, api.MaxGesture}, "swipe_seconds": []float64{api.MinGesture, api.MaxGesture}, "swipe_hold": []float64{0, api.MaxGesture}, "multitouch": false},
+		"screenshots": map[string]any{"formats": api.ImageFormat("").Enum(), "max_size": []int{api.MinImageSize, api.MaxImageSize}, "default_max_size": api.DefaultMaxSize},
 		"launch_app":  len(info.Apps) > 0, "open_url": []string{"http", "https"},
 	})}
 }
 
 // frameFields describes a screenshot as sent.
-func (h *Handler) frameFields(shot control.Shot, enc *encoded, format string) map[string]any {
+func (h *Handler) frameFields(shot control.Shot, enc *encoded, format api.ImageFormat) map[string]any {
 	b := shot.Frame.Image.Bounds()
 	age := h.ctl.Now().Sub(shot.Frame.Captured)
 	if shot.Frame.Captured.IsZero() || age < 0 {
@@ -93,24 +94,24 @@ func (h *Handler) frameFields(shot control.Shot, enc *encoded, format string) ma
 
 // shoot takes a screenshot for c (it becomes c's latest frame) and
 // encodes it.
-func (h *Handler) shoot(ctx context.Context, c call, format string, size int) (map[string]any, *encoded, *control.Error) {
+func (h *Handler) shoot(ctx context.Context, c call, format api.ImageFormat, size int) (map[string]any, *encoded, *control.Error) {
 	shot, err := h.ctl.Screenshot(ctx, c.client)
 	if err != nil {
 		return nil, nil, control.PhoneError(err)
 	}
-	enc, err := h.images.encode(shot.Frame, format, size)
+	enc, err := h.images.encode(shot.Frame, string(format), size)
 	if err != nil {
-		return nil, nil, control.Errorf(control.CodeCaptureFailed, "%v", err)
+		return nil, nil, api.Errorf(api.CodeCaptureFailed, "%v", err)
 	}
 	return h.frameFields(shot, enc, format), enc, nil
 }
 
 func (h *Handler) screenshot(ctx context.Context, c call) result {
-	var args screenshotArgs
+	var args api.ScreenshotArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return fail(e)
 	}
-	format, size, e := args.check()
+	format, size, e := checkScreenshot(args)
 	if e != nil {
 		return fail(e)
 	}
@@ -122,12 +123,12 @@ func (h *Handler) screenshot(ctx context.Context, c call) result {
 }
 
 func (h *Handler) apps(ctx context.Context, c call) result {
-	var args appsArgs
+	var args api.AppsArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return fail(e)
 	}
-	if len(args.Query) > maxQuery {
-		return fail(invalid("query is longer than %d characters", maxQuery))
+	if e := api.Length(api.ToolApps, "query", args.Query); e != nil {
+		return fail(e)
 	}
 	q := strings.ToLower(strings.TrimSpace(args.Query))
 	apps := []map[string]any{}
@@ -140,7 +141,7 @@ func (h *Handler) apps(ctx context.Context, c call) result {
 }
 
 func (h *Handler) deviceInfo(ctx context.Context, c call) result {
-	if e := decodeArgs(c.raw, &noArgs{}); e != nil {
+	if e := decodeArgs(c.raw, &api.DeviceInfoArgs{}); e != nil {
 		return fail(e)
 	}
 	info, st := h.ph.Info(), h.ph.State()
@@ -150,7 +151,7 @@ func (h *Handler) deviceInfo(ctx context.Context, c call) result {
 }
 
 func (h *Handler) operationStatus(ctx context.Context, c call) result {
-	var args opStatusArgs
+	var args api.OperationStatusArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return fail(e)
 	}
@@ -177,11 +178,11 @@ func (h *Handler) operationStatus(ctx context.Context, c call) result {
 }
 
 func (h *Handler) watch(ctx context.Context, c call) result {
-	var args watchArgs
+	var args api.WatchArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return fail(e)
 	}
-	req, e := args.check()
+	req, e := checkWatch(args)
 	if e != nil {
 		return fail(e)
 	}
@@ -201,7 +202,7 @@ func (h *Handler) watch(ctx context.Context, c call) result {
 }
 
 func (h *Handler) pause(ctx context.Context, c call) result {
-	var args pauseArgs
+	var args api.PauseArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return refuse(e)
 	}
@@ -220,12 +221,12 @@ func (h *Handler) pause(ctx context.Context, c call) result {
 }
 
 func (h *Handler) control(ctx context.Context, c call) result {
-	var args controlArgs
+	var args api.ControlArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return refuse(e)
 	}
-	if !slices.Contains([]string{"acquire", "renew", "release", "resume"}, args.Command) {
-		return refuse(invalid("command must be acquire, renew, release or resume, not %q", clip(args.Command)))
+	if !slices.Contains(args.Command.Enum(), string(args.Command)) {
+		return refuse(invalid("command must be acquire, renew, release or resume, not %q", api.Clip(string(args.Command))))
 	}
 	id, e := opID(args.OperationID)
 	if e != nil {
@@ -233,15 +234,15 @@ func (h *Handler) control(ctx context.Context, c call) result {
 	}
 	args.OperationID = ""
 	a := h.ctl.Do(ctx, control.Call{Client: c.client, Tool: "openlolo_control", OperationID: id, Args: args,
-		Check: func() *control.Error { return h.ctl.CheckCommand(c.client, args.Command) },
+		Check: func() *control.Error { return h.ctl.CheckCommand(c.client, string(args.Command)) },
 		Run: func(ctx context.Context) (map[string]any, error) {
-			return h.ctl.ControlCommand(ctx, c.client, args.Command)
+			return h.ctl.ControlCommand(ctx, c.client, string(args.Command))
 		}})
 	return result{answer: a}
 }
 
 func (h *Handler) cancel(ctx context.Context, c call) result {
-	var args cancelArgs
+	var args api.CancelArgs
 	if e := decodeArgs(c.raw, &args); e != nil {
 		return refuse(e)
 	}
@@ -296,7 +297,7 @@ func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, a
 			return reportFields(rep), nil
 		}})
 	r := result{answer: a}
-	if a.Status != control.StatusOK || !o.observe {
+	if a.Status != api.StatusOK || !o.observe {
 		return r
 	}
 	if o.settle > 0 {
@@ -307,7 +308,7 @@ func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, a
 			t.Stop()
 		}
 	}
-	fields, enc, e := h.shoot(ctx, c, "jpeg", defaultMax)
+	fields, enc, e := h.shoot(ctx, c, api.FormatJPEG, api.DefaultMaxSize)
 	if e != nil {
 		r.answer.Set("observation_error", e)
 		return r
@@ -318,74 +319,71 @@ func (h *Handler) input(ctx context.Context, c call, tool string, o inputOpts, a
 }
 
 func (h *Handler) tap(ctx context.Context, c call) result {
-	var args tapArgs
-	o, e := decodeInput(c.raw, &args, 0.5)
+	var args api.TapArgs
+	o, e := decodeInput(api.ToolTap, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
-	ref, p, e := args.frameArgs.check()
+	ref, p, e := checkFrame(api.ToolTap, args.FrameArgs)
 	if e != nil {
 		return refuse(e)
 	}
-	return h.input(ctx, c, "openlolo_tap", o, args, &ref, func(ctx context.Context) (phone.Report, error) {
+	return h.input(ctx, c, string(api.ToolTap), o, args, &ref, func(ctx context.Context) (phone.Report, error) {
 		return h.ph.Touch(ctx, phone.Tap(p, tapHold))
 	})
 }
 
 func (h *Handler) longPress(ctx context.Context, c call) result {
-	var args longPressArgs
-	o, e := decodeInput(c.raw, &args, 0.5)
+	var args api.LongPressArgs
+	o, e := decodeInput(api.ToolLongPress, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
-	ref, p, e := args.frameArgs.check()
+	ref, p, e := checkFrame(api.ToolLongPress, args.FrameArgs)
 	if e != nil {
 		return refuse(e)
 	}
-	secs, e := finite("seconds", args.Seconds, 0.03, 2, 1, false)
+	secs, e := api.Number(api.ToolLongPress, "seconds", args.Seconds)
 	if e != nil {
 		return refuse(e)
 	}
-	return h.input(ctx, c, "openlolo_long_press", o, args, &ref, func(ctx context.Context) (phone.Report, error) {
-		return h.ph.Touch(ctx, phone.Tap(p, time.Duration(secs*float64(time.Second))))
+	return h.input(ctx, c, string(api.ToolLongPress), o, args, &ref, func(ctx context.Context) (phone.Report, error) {
+		return h.ph.Touch(ctx, phone.Tap(p, seconds(secs)))
 	})
 }
 
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
 func (h *Handler) swipe(ctx context.Context, c call) result {
-	var args swipeArgs
-	o, e := decodeInput(c.raw, &args, 0.5)
+	var args api.SwipeArgs
+	o, e := decodeInput(api.ToolSwipe, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
-	ref, from, e := args.frameArgs.check()
+	ref, from, e := checkFrame(api.ToolSwipe, args.FrameArgs)
 	if e != nil {
 		return refuse(e)
 	}
 	var to phone.Point
 	var secs, hold float64
 	for _, f := range []struct {
-		name       string
-		v          *float64
-		lo, hi, df float64
-		req        bool
-		out        *float64
-	}{
-		{"x2", args.X2, 0, 1, 0, true, &to.X}, {"y2", args.Y2, 0, 1, 0, true, &to.Y},
-		{"seconds", args.Seconds, 0.03, 2, 0.6, false, &secs}, {"hold", args.Hold, 0, 2, 0, false, &hold},
-	} {
-		if *f.out, e = finite(f.name, f.v, f.lo, f.hi, f.df, f.req); e != nil {
+		name string
+		v    *float64
+		out  *float64
+	}{{"x2", args.X2, &to.X}, {"y2", args.Y2, &to.Y}, {"seconds", args.Seconds, &secs}, {"hold", args.Hold, &hold}} {
+		if *f.out, e = api.Number(api.ToolSwipe, f.name, f.v); e != nil {
 			return refuse(e)
 		}
 	}
-	g := phone.Swipe(from, to, dwell, time.Duration(secs*float64(time.Second)), time.Duration(hold*float64(time.Second)), swipeRate)
-	return h.input(ctx, c, "openlolo_swipe", o, args, &ref, func(ctx context.Context) (phone.Report, error) {
+	g := phone.Swipe(from, to, dwell, seconds(secs), seconds(hold), swipeRate)
+	return h.input(ctx, c, string(api.ToolSwipe), o, args, &ref, func(ctx context.Context) (phone.Report, error) {
 		return h.ph.Touch(ctx, g)
 	})
 }
 
 func (h *Handler) typeText(ctx context.Context, c call) result {
-	var args typeArgs
-	o, e := decodeInput(c.raw, &args, 0.5)
+	var args api.TypeTextArgs
+	o, e := decodeInput(api.ToolTypeText, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
@@ -393,43 +391,40 @@ func (h *Handler) typeText(ctx context.Context, c call) result {
 	if e != nil {
 		return refuse(e)
 	}
-	return h.input(ctx, c, "openlolo_type_text", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+	return h.input(ctx, c, string(api.ToolTypeText), o, args, nil, func(ctx context.Context) (phone.Report, error) {
 		return h.ph.Type(ctx, text)
 	})
 }
 
 func (h *Handler) key(ctx context.Context, c call) result {
-	var args keyArgs
-	o, e := decodeInput(c.raw, &args, 0.5)
+	var args api.KeyArgs
+	o, e := decodeInput(api.ToolKey, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
-	k, e := args.check()
+	k, e := checkKey(args)
 	if e != nil {
 		return refuse(e)
 	}
-	return h.input(ctx, c, "openlolo_key", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+	return h.input(ctx, c, string(api.ToolKey), o, args, nil, func(ctx context.Context) (phone.Report, error) {
 		return h.ph.Key(ctx, k)
 	})
 }
 
 func (h *Handler) button(ctx context.Context, c call) result {
-	var args buttonArgs
-	o, e := decodeInput(c.raw, &args, 0.5)
+	var args api.ButtonArgs
+	o, e := decodeInput(api.ToolButton, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
-	if e := required("button", args.Button); e != nil {
+	b, e := checkButton(args.Button)
+	if e != nil {
 		return refuse(e)
 	}
-	b := phone.Button(strings.ToLower(args.Button))
-	if !slices.Contains(buttonNames(), string(b)) {
-		return refuse(control.Errorf(control.CodeUnsupportedButton, "button %q is not one of %s", clip(args.Button), strings.Join(buttonNames(), ", ")))
-	}
 	if !h.ph.Info().HasButton(b) {
-		return refuse(control.Errorf(control.CodeUnsupportedButton, "this phone has no %s button", b))
+		return refuse(api.Errorf(api.CodeUnsupportedButton, "this phone has no %s button", b))
 	}
-	return h.input(ctx, c, "openlolo_button", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+	return h.input(ctx, c, string(api.ToolButton), o, args, nil, func(ctx context.Context) (phone.Report, error) {
 		return h.ph.Press(ctx, b)
 	})
 }
@@ -473,8 +468,8 @@ func (h *Handler) openApp(app phone.App) []func(ctx context.Context) (phone.Repo
 }
 
 func (h *Handler) launchApp(ctx context.Context, c call) result {
-	var args launchArgs
-	o, e := decodeInput(c.raw, &args, 1.5)
+	var args api.LaunchAppArgs
+	o, e := decodeInput(api.ToolLaunchApp, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
@@ -487,12 +482,12 @@ func (h *Handler) launchApp(ctx context.Context, c call) result {
 		return refuse(e)
 	}
 	if _, e := checkText(&app.Name); e != nil {
-		return refuse(control.Errorf(control.CodeUnsupported, "the app's name %q cannot be typed into search", app.Name))
+		return refuse(api.Errorf(api.CodeUnsupported, "the app's name %q cannot be typed into search", app.Name))
 	}
-	r := h.input(ctx, c, "openlolo_launch_app", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+	r := h.input(ctx, c, string(api.ToolLaunchApp), o, args, nil, func(ctx context.Context) (phone.Report, error) {
 		return h.steps(ctx, h.openApp(app)...)
 	})
-	if r.answer.Status == control.StatusOK {
+	if r.answer.Status == api.StatusOK {
 		r.answer.Set("app", map[string]any{"bundle_id": app.ID, "name": app.Name})
 	}
 	return r
@@ -502,8 +497,8 @@ func (h *Handler) launchApp(ctx context.Context, c call) result {
 const safariID = "com.apple.mobilesafari"
 
 func (h *Handler) openURL(ctx context.Context, c call) result {
-	var args openURLArgs
-	o, e := decodeInput(c.raw, &args, 1.5)
+	var args api.OpenURLArgs
+	o, e := decodeInput(api.ToolOpenURL, c.raw, &args)
 	if e != nil {
 		return refuse(e)
 	}
@@ -513,7 +508,7 @@ func (h *Handler) openURL(ctx context.Context, c call) result {
 	}
 	safari, e := findApp(h.ph.Info().Apps, safariID)
 	if e != nil {
-		return refuse(control.Errorf(control.CodeUnsupported, "this phone's app catalog has no Safari to open URLs in"))
+		return refuse(api.Errorf(api.CodeUnsupported, "this phone's app catalog has no Safari to open URLs in"))
 	}
 	fns := append(h.openApp(safari),
 		func(ctx context.Context) (phone.Report, error) {
@@ -522,7 +517,7 @@ func (h *Handler) openURL(ctx context.Context, c call) result {
 		func(ctx context.Context) (phone.Report, error) { return h.ph.Type(ctx, u) },
 		func(ctx context.Context) (phone.Report, error) { return h.ph.Key(ctx, phone.Key{Name: "enter"}) },
 	)
-	return h.input(ctx, c, "openlolo_open_url", o, args, nil, func(ctx context.Context) (phone.Report, error) {
+	return h.input(ctx, c, string(api.ToolOpenURL), o, args, nil, func(ctx context.Context) (phone.Report, error) {
 		return h.steps(ctx, fns...)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/openlolo/openlolo/api"
 	"image"
 	"image/draw"
 	_ "image/png"
@@ -229,14 +230,14 @@ func TestSimPauseMidSwipe(t *testing.T) {
 	mustOK(t, "pause", p)
 	select {
 	case sc := <-done:
-		if code(sc) != control.CodeOutcomeUnknown || sc["dispatched"] != true {
+		if code(sc) != api.CodeOutcomeUnknown || sc["dispatched"] != true {
 			t.Fatalf("interrupted swipe %v", sc)
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("pause did not stop the swipe")
 	}
 	_, k := call(t, agent, "openlolo_key", map[string]any{"key": "a", "observe": false})
-	if code(k) != control.CodePaused {
+	if code(k) != api.CodePaused {
 		t.Fatalf("input after pause %v", k)
 	}
 }
