@@ -24,6 +24,9 @@ type AuthorizeRequest struct {
 	CodeChallenge string
 	Issuer        string // iss of the authorization response (RFC 9207)
 	Entry         string
+	// redirectSent: the request carried redirect_uri (RedirectURI is then
+	// that one; otherwise the client's only registered one).
+	redirectSent bool
 }
 
 // RedirectHost is the host the browser returns to after the decision.
@@ -37,8 +40,9 @@ func (a *AuthorizeRequest) RedirectHost() string {
 
 // AuthorizeError is a refused authorization request. When RedirectURL
 // reports true, the error goes back to the client by redirecting there;
-// otherwise (unknown client, unregistered redirect_uri) the box must show
-// the error itself and never redirect.
+// otherwise (unknown client, unregistered redirect_uri, or a client the
+// owner never approved, RFC 9700 §4.11.2) the box must show the error
+// itself and never redirect.
 type AuthorizeError struct {
 	Code        string
 	Description string
@@ -72,9 +76,13 @@ func (s *Server) ParseAuthorize(r *http.Request) (*AuthorizeRequest, error) {
 		return nil, &AuthorizeError{Code: "invalid_request", Description: "client_id is missing"}
 	}
 	var c store.OAuthClient
+	var approved bool
 	err := s.st.View(r.Context(), func(tx *store.Tx) error {
 		var err error
-		c, err = tx.OAuthClient(id)
+		if c, err = tx.OAuthClient(id); err != nil {
+			return err
+		}
+		approved, err = tx.ClientEverApproved(id)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (c.Kind != "registered" || c.Entry != s.entry)) {
@@ -84,19 +92,28 @@ func (s *Server) ParseAuthorize(r *http.Request) (*AuthorizeRequest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oauth: authorize: %w", err)
 	}
-	redirect := f.Get("redirect_uri")
-	if redirect == "" && len(c.RedirectURIs) == 1 {
+	redirect, sent := f.Get("redirect_uri"), f.Has("redirect_uri")
+	switch {
+	case !sent && len(c.RedirectURIs) == 1:
 		redirect = c.RedirectURIs[0]
-	}
-	if !slices.Contains(c.RedirectURIs, redirect) {
+	case !sent:
+		return nil, &AuthorizeError{Code: "invalid_request",
+			Description: "redirect_uri is missing, and the client registered more than one; send the one to return to"}
+	case !slices.ContainsFunc(c.RedirectURIs, func(reg string) bool { return redirectMatches(reg, redirect) }):
 		return nil, &AuthorizeError{Code: "invalid_request",
 			Description: "redirect_uri is not one the client registered; the box will not redirect there"}
 	}
 	req := &AuthorizeRequest{ClientID: id, ClientName: c.Name, RedirectURI: redirect, State: f.Get("state"),
-		CodeChallenge: f.Get("code_challenge"), Issuer: iss, Entry: s.entry}
+		CodeChallenge: f.Get("code_challenge"), Issuer: iss, Entry: s.entry, redirectSent: sent}
 	fail := func(code, desc string) (*AuthorizeRequest, error) {
-		return nil, &AuthorizeError{Code: code, Description: desc, redirect: req.redirectWith(url.Values{
-			"error": {code}, "error_description": {desc}})}
+		ae := &AuthorizeError{Code: code, Description: desc}
+		// Errors go back only to a client the owner approved before: a
+		// self-registered client could otherwise use the box as an open
+		// redirector to any URI it chose (RFC 9700 §4.11.2).
+		if approved {
+			ae.redirect = req.redirectWith(url.Values{"error": {code}, "error_description": {desc}})
+		}
+		return nil, ae
 	}
 	for k, v := range f {
 		if len(v) > 1 {
@@ -182,7 +199,7 @@ func (s *Server) ApproveAuthorize(ctx context.Context, req *AuthorizeRequest, li
 			return err
 		}
 		return tx.InsertAuthCode(store.AuthCode{Hash: hashSecret(code), GrantID: g.GrantID, RedirectURI: req.RedirectURI,
-			CodeChallenge: req.CodeChallenge, Created: now, Expires: now.Add(AuthCodeLife)})
+			RedirectSent: req.redirectSent, CodeChallenge: req.CodeChallenge, Created: now, Expires: now.Add(AuthCodeLife)})
 	})
 	if errors.Is(err, ErrNoClient) {
 		return "", err

@@ -178,6 +178,28 @@ func TestParseAuthorizeRefused(t *testing.T) {
 		{"owner:admin", with("scope", "owner:admin"), "invalid_scope", true},
 		{"other resource", with("resource", "https://elsewhere.example/mcp"), "invalid_target", true},
 	}
+	// A client nobody approved gets no error redirect at all (RFC 9700
+	// §4.11.2): the box shows the error itself.
+	for _, tt := range tests {
+		t.Run("unapproved "+tt.name, func(t *testing.T) {
+			_, err := h.parseAuthorize("/oauth/authorize?" + tt.q.Encode())
+			var ae *AuthorizeError
+			if !errors.As(err, &ae) || ae.Code != tt.code {
+				t.Fatalf("ParseAuthorize err = %v, want %s", err, tt.code)
+			}
+			if loc, ok := ae.RedirectURL(); ok {
+				t.Fatalf("RedirectURL() = %q for a client the owner never approved", loc)
+			}
+		})
+	}
+	// Once the owner approved the client, errors go back to it.
+	req, err := h.parseAuthorize("/oauth/authorize?" + base.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.srv.ApproveAuthorize(context.Background(), req, Life24h); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := h.parseAuthorize("/oauth/authorize?" + tt.q.Encode())
@@ -212,6 +234,7 @@ func TestParseAuthorizeRefused(t *testing.T) {
 		}
 	})
 	t.Run("registration pruned", func(t *testing.T) {
+		base := with("client_id", h.register(testRedirect)) // never approved
 		req, err := h.parseAuthorize("/oauth/authorize?" + base.Encode())
 		if err != nil {
 			t.Fatal(err)
@@ -236,10 +259,14 @@ func TestRegister(t *testing.T) {
 		body string
 		code string
 	}{
-		{"confidential client", `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`, "invalid_client_metadata"},
 		{"no redirect", `{"client_name":"x"}`, "invalid_redirect_uri"},
 		{"http not loopback", `{"redirect_uris":["http://a.example/cb"]}`, "invalid_redirect_uri"},
-		{"custom scheme", `{"redirect_uris":["cursor://cb"]}`, "invalid_redirect_uri"},
+		{"javascript scheme", `{"redirect_uris":["javascript://x/%0aalert(1)"]}`, "invalid_redirect_uri"},
+		{"data scheme", `{"redirect_uris":["data:text/html,x"]}`, "invalid_redirect_uri"},
+		{"file scheme", `{"redirect_uris":["file:///etc/passwd"]}`, "invalid_redirect_uri"},
+		{"one bad among good", `{"redirect_uris":["cursor://a/cb","http://evil.example/cb"]}`, "invalid_redirect_uri"},
+		{"device grant, no redirect, asks code", `{"grant_types":["authorization_code","urn:ietf:params:oauth:grant-type:device_code"]}`, "invalid_redirect_uri"},
+		{"client credentials", `{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`, "invalid_client_metadata"},
 		{"fragment", `{"redirect_uris":["https://a.example/cb#x"]}`, "invalid_redirect_uri"},
 		{"relative", `{"redirect_uris":["/cb"]}`, "invalid_redirect_uri"},
 		{"implicit grant", `{"redirect_uris":["https://a.example/cb"],"grant_types":["implicit"]}`, "invalid_client_metadata"},
@@ -296,4 +323,150 @@ func TestParseAuthorizePOST(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRegisterRealClients registers what independently written clients
+// send (research/clients.md) and checks what the box answers.
+func TestRegisterRealClients(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	tests := []struct {
+		name, body string
+		check      func(t *testing.T, a answer)
+	}{
+		{"TS SDK example: client_secret_post becomes none (RFC 7591 §3.2.1)",
+			`{"client_name":"Simple OAuth MCP Client","redirect_uris":["http://localhost:8090/callback"],
+			"grant_types":["authorization_code","refresh_token"],"response_types":["code"],"token_endpoint_auth_method":"client_secret_post"}`,
+			func(t *testing.T, a answer) {
+				if a.str("token_endpoint_auth_method") != "none" || a.body["client_secret"] != nil {
+					t.Errorf("answer %s: want token_endpoint_auth_method none and no secret", a.raw)
+				}
+			}},
+		{"Cursor: three redirect URIs, one private-use",
+			`{"client_name":"Cursor","redirect_uris":["cursor://anysphere.cursor-mcp/oauth/callback",
+			"https://www.cursor.com/agents/mcp/oauth/callback","http://localhost:8787/callback"]}`,
+			func(t *testing.T, a answer) {
+				if uris, _ := a.body["redirect_uris"].([]any); len(uris) != 3 {
+					t.Errorf("redirect_uris = %v, want all three", a.body["redirect_uris"])
+				}
+			}},
+		{"vscode scheme", `{"redirect_uris":["vscode://vscode.github-authentication/did-authenticate"]}`,
+			func(t *testing.T, a answer) {
+				if a.str("client_name") != "vscode.github-authentication" {
+					t.Errorf("client_name = %q", a.str("client_name"))
+				}
+			}},
+		{"reverse-domain scheme (RFC 8252 §7.1)", `{"redirect_uris":["com.example.app:/oauth2redirect"]}`,
+			func(t *testing.T, a answer) {
+				if a.str("client_name") != "com.example.app" {
+					t.Errorf("client_name = %q", a.str("client_name"))
+				}
+			}},
+		{"mcp-remote --device-code", `{"client_name":"MCP CLI Proxy","grant_types":["urn:ietf:params:oauth:grant-type:device_code","refresh_token"],"application_type":"native","token_endpoint_auth_method":"none"}`,
+			func(t *testing.T, a answer) {
+				if g, _ := a.body["grant_types"].([]any); len(g) != 2 || g[0] != DeviceCodeGrantType {
+					t.Errorf("grant_types = %v", a.body["grant_types"])
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.clock.Advance(10 * time.Second) // stay under the registration limit
+			a := h.postJSON("/oauth/register", tt.body)
+			if a.status != http.StatusCreated || a.str("client_id") == "" {
+				t.Fatalf("register = %d %s", a.status, a.raw)
+			}
+			tt.check(t, a)
+		})
+	}
+}
+
+// TestRedirectURIRules: loopback redirects match on any port (RFC 8252
+// §7.3), private-use schemes work (§7.1), and /token needs redirect_uri
+// only when the authorization request carried one (RFC 6749 §4.1.3).
+func TestRedirectURIRules(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	verifier := oauth2.GenerateVerifier()
+	s256 := func() string { s := sha256.Sum256([]byte(verifier)); return base64.RawURLEncoding.EncodeToString(s[:]) }()
+	authorize := func(t *testing.T, id string, redirect *string) (string, error) {
+		q := url.Values{"response_type": {"code"}, "client_id": {id}, "code_challenge": {s256},
+			"code_challenge_method": {"S256"}, "state": {"s"}}
+		if redirect != nil {
+			q.Set("redirect_uri", *redirect)
+		}
+		req, err := h.parseAuthorize("/oauth/authorize?" + q.Encode())
+		if err != nil {
+			return "", err
+		}
+		return h.srv.ApproveAuthorize(context.Background(), req, Life24h)
+	}
+	exchange := func(loc string, id string, redirect *string) answer {
+		u, _ := url.Parse(loc)
+		f := url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+			"code_verifier": {verifier}, "client_id": {id}}
+		if redirect != nil {
+			f.Set("redirect_uri", *redirect)
+		}
+		return h.post("/token", f)
+	}
+	ptr := func(s string) *string { return &s }
+	loop := h.register("http://127.0.0.1/callback")
+	t.Run("loopback on another port", func(t *testing.T) {
+		loc, err := authorize(t, loop, ptr("http://127.0.0.1:5555/callback"))
+		if err != nil || !strings.HasPrefix(loc, "http://127.0.0.1:5555/callback?") {
+			t.Fatalf("authorize = %q, %v", loc, err)
+		}
+		// The token request repeats the one sent, port and all.
+		wantError(t, exchange(loc, loop, ptr("http://127.0.0.1/callback")), 400, "invalid_grant")
+		loc, _ = authorize(t, loop, ptr("http://127.0.0.1:5555/callback"))
+		if a := exchange(loc, loop, ptr("http://127.0.0.1:5555/callback")); a.status != 200 {
+			t.Fatalf("exchange = %d %s", a.status, a.raw)
+		}
+	})
+	for _, bad := range []string{"http://127.0.0.1:5555/other", "http://localhost:5555/callback",
+		"http://127.0.0.1:5555/callback?x=1", "https://127.0.0.1:5555/callback"} {
+		t.Run("refused "+bad, func(t *testing.T) {
+			_, err := authorize(t, loop, ptr(bad))
+			var ae *AuthorizeError
+			if !errors.As(err, &ae) || ae.Code != "invalid_request" {
+				t.Fatalf("authorize(%q) err = %v, want invalid_request", bad, err)
+			}
+		})
+	}
+	t.Run("https port is exact", func(t *testing.T) {
+		id := h.register("https://app.example/cb")
+		if _, err := authorize(t, id, ptr("https://app.example:8443/cb")); err == nil {
+			t.Fatal("an https redirect on another port was accepted")
+		}
+	})
+	t.Run("no redirect_uri at authorize nor token", func(t *testing.T) {
+		loc, err := authorize(t, loop, nil)
+		if err != nil || !strings.HasPrefix(loc, "http://127.0.0.1/callback?") {
+			t.Fatalf("authorize = %q, %v", loc, err)
+		}
+		if a := exchange(loc, loop, nil); a.status != 200 {
+			t.Fatalf("exchange without redirect_uri = %d %s", a.status, a.raw)
+		}
+		loc, _ = authorize(t, loop, nil)
+		if a := exchange(loc, loop, ptr("http://127.0.0.1/callback")); a.status != 200 {
+			t.Fatalf("exchange with the registered redirect_uri = %d %s", a.status, a.raw)
+		}
+	})
+	t.Run("redirect_uri at authorize, none at token", func(t *testing.T) {
+		loc, _ := authorize(t, loop, ptr("http://127.0.0.1/callback"))
+		wantError(t, exchange(loc, loop, nil), 400, "invalid_request")
+	})
+	t.Run("private-use scheme", func(t *testing.T) {
+		cursor := h.register("cursor://anysphere.cursor-mcp/oauth/callback", "http://localhost:8787/callback")
+		loc, err := authorize(t, cursor, ptr("cursor://anysphere.cursor-mcp/oauth/callback"))
+		if err != nil || !strings.HasPrefix(loc, "cursor://anysphere.cursor-mcp/oauth/callback?") {
+			t.Fatalf("authorize = %q, %v", loc, err)
+		}
+		if a := exchange(loc, cursor, ptr("cursor://anysphere.cursor-mcp/oauth/callback")); a.status != 200 {
+			t.Fatalf("exchange = %d %s", a.status, a.raw)
+		}
+		// Two registered: redirect_uri must say which.
+		if _, err := authorize(t, cursor, nil); err == nil {
+			t.Error("authorize without redirect_uri for a client with two was accepted")
+		}
+	})
 }

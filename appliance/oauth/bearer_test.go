@@ -46,7 +46,6 @@ func TestBearerRefused(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no credentials", func(r *http.Request) {}, "/whoami", 401, "invalid_token"},
 		{"token in the query", func(r *http.Request) {}, "/whoami?access_token=" + access, 400, "invalid_request"},
 		{"token in the query and header", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+access) },
 			"/whoami?access_token=" + access, 400, "invalid_request"},
@@ -72,11 +71,22 @@ func TestBearerRefused(t *testing.T) {
 			a := h.do(req)
 			wantError(t, a, tt.status, tt.code)
 			www := a.header.Get("WWW-Authenticate")
-			if !strings.HasPrefix(www, `Bearer error="`+tt.code+`"`) || !strings.Contains(www, wantMeta) {
-				t.Errorf("WWW-Authenticate = %q, want error %q and %s", www, tt.code, wantMeta)
+			if !strings.HasPrefix(www, `Bearer error="`+tt.code+`"`) || !strings.Contains(www, wantMeta) ||
+				!strings.Contains(www, `scope="phone:read phone:control"`) {
+				t.Errorf("WWW-Authenticate = %q, want error %q, the scopes and %s", www, tt.code, wantMeta)
 			}
 		})
 	}
+	// RFC 6750 §3.1: a request without credentials learns where to get
+	// them, but is told of no error.
+	t.Run("no credentials", func(t *testing.T) {
+		a := h.do(must(http.NewRequest("GET", h.ts.URL+"/whoami", nil)))
+		www := a.header.Get("WWW-Authenticate")
+		if a.status != http.StatusUnauthorized || strings.Contains(www, "error") || a.str("error") != "" ||
+			www != `Bearer scope="phone:read phone:control", `+wantMeta {
+			t.Errorf("no credentials = %d %s, WWW-Authenticate %q", a.status, a.raw, www)
+		}
+	})
 	// The valid token still works: the refusals were about the request.
 	if w := h.whoami(access); w.status != http.StatusOK {
 		t.Fatalf("valid token answered %d", w.status)

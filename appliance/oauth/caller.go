@@ -26,6 +26,11 @@ type Caller struct {
 	// GrantExpires is when the grant ends; zero means until the owner
 	// removes it.
 	GrantExpires time.Time
+	// Registered: the client registered itself (RFC 7591), an MCP client
+	// of the browser flow, which can step up to a wider scope when told
+	// 403 insufficient_scope (see InsufficientScope). Device-flow scripts
+	// are told in the tool answer instead (SCOPE_REQUIRED).
+	Registered bool
 }
 
 // Has reports whether the caller was granted scope. A nil Caller has no

@@ -93,11 +93,12 @@ func TestPendingLimit(t *testing.T) {
 		}
 	}
 	wantError(t, h.post("/oauth/device_authorization", url.Values{"client_name": {"sixth"}}), http.StatusTooManyRequests, "slow_down")
-	// A client that already has a pending request may replace it: the
-	// number pending does not grow.
-	h.ask("script again", "phone:read", first.str("client_id"))
+	// A request with a known client_id counts like any other: it replaces
+	// nothing until the owner approves it.
+	wantError(t, h.post("/oauth/device_authorization", url.Values{"client_name": {"script again"},
+		"client_id": {first.str("client_id")}}), http.StatusTooManyRequests, "slow_down")
 	// Deciding one frees a place.
-	if err := h.srv.Deny(context.Background(), handleOf(t, h.ask("x", "", first.str("client_id")))); err != nil {
+	if err := h.srv.Deny(context.Background(), handleOf(t, first)); err != nil {
 		t.Fatal(err)
 	}
 	h.ask("sixth", "phone:read", "")
@@ -112,7 +113,12 @@ func TestDeviceRequestRateLimit(t *testing.T) {
 	tail := newHarness(t, harnessOpt{entry: "tailnet", st: h.st, clock: h.clock})
 	id := ""
 	for range DeviceRequestsLimit - 1 {
-		id = h.ask("script", "phone:read", id).str("client_id") // same client: one pending
+		a := h.ask("script", "phone:read", id)
+		id = a.str("client_id")
+		// Denied at once, so the pending limit stays out of the way.
+		if err := h.srv.Deny(context.Background(), handleOf(t, a)); err != nil {
+			t.Fatal(err)
+		}
 		// Refused requests write nothing and do not count.
 		wantError(t, h.post("/oauth/device_authorization", url.Values{"client_name": {""}}), http.StatusBadRequest, "invalid_request")
 	}
@@ -130,7 +136,7 @@ func TestDeviceRequestRateLimit(t *testing.T) {
 	h.ask("script", "phone:read", id)
 }
 
-func TestClientIDReuseReplacesPending(t *testing.T) {
+func TestClientIDReuse(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, harnessOpt{})
 	old := h.ask("nightly", "phone:read", "")
@@ -140,22 +146,135 @@ func TestClientIDReuseReplacesPending(t *testing.T) {
 	if renewed.str("client_id") != id {
 		t.Fatalf("client_id = %q, want the reused %q", renewed.str("client_id"), id)
 	}
+	// Both wait: the second request changed nothing about the client.
 	pend, err := h.srv.PendingRequests(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pend) != 1 || pend[0].Handle != handleOf(t, renewed) || pend[0].ClientName != "nightly v2" {
-		t.Fatalf("PendingRequests = %+v, want only the new request", pend)
+	if len(pend) != 2 || pend[0].ClientName != "nightly" || pend[1].ClientName != "nightly v2" ||
+		pend[0].KnownAs != "" || pend[1].KnownAs != "" {
+		t.Fatalf("PendingRequests = %+v, want both requests, by the names they asked in", pend)
+	}
+	wantError(t, h.poll(old), http.StatusBadRequest, "authorization_pending")
+	// Approving one replaces the client's others and names the client.
+	if err := h.srv.Approve(ctx, handleOf(t, renewed), Life24h); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := h.srv.Pending(ctx, handleOf(t, old)); !errors.Is(err, ErrNoRequest) {
 		t.Errorf("Pending(old) err = %v, want ErrNoRequest", err)
 	}
+	h.clock.Advance(DevicePollInterval)
 	wantError(t, h.poll(old), http.StatusBadRequest, "expired_token")
-	// An unknown client_id starts a new entry with a new id.
-	fresh := h.ask("other", "", "no-such-client")
-	if fresh.str("client_id") == "no-such-client" || fresh.str("client_id") == id {
-		t.Errorf("unknown client_id answered client_id %q", fresh.str("client_id"))
+	if tok := h.poll(renewed); tok.status != http.StatusOK {
+		t.Fatalf("poll = %d %s", tok.status, tok.raw)
 	}
+	if cs, _ := h.srv.Clients(ctx); len(cs) != 1 || cs[0].Name != "nightly v2" || cs[0].ClientID != id {
+		t.Errorf("Clients = %+v, want nightly v2 under %s", cs, id)
+	}
+}
+
+// TestDeviceRequestRenamesNothing pins the unauthenticated rename: a device
+// request with an approved client's client_id (no secret: it shows in the
+// Access page's markup and the logs) and another client_name used to rename
+// that client on Access and in its callers, and to replace its pending
+// request. Now it changes nothing until the owner approves it, and Access
+// names it as a new request in the known client's name.
+func TestDeviceRequestRenamesNothing(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, harnessOpt{})
+	tok, id := h.pair("nightly", Life30d)
+	waiting := h.ask("nightly", "phone:read", id) // the real client asks again
+	evil := h.ask("evil", "phone:read phone:control", id)
+	if evil.str("client_id") != id {
+		t.Fatalf("client_id = %q, want %q", evil.str("client_id"), id)
+	}
+	if cs, _ := h.srv.Clients(ctx); len(cs) != 1 || cs[0].Name != "nightly" {
+		t.Errorf("Clients = %+v, want nightly unchanged", cs)
+	}
+	w := h.whoami(tok.str("access_token"))
+	if w.status != http.StatusOK || w.body["ClientName"] != "nightly" {
+		t.Errorf("whoami = %d %s, want the client still named nightly", w.status, w.raw)
+	}
+	p, err := h.srv.Pending(ctx, handleOf(t, evil))
+	if err != nil || p.ClientName != "evil" || p.KnownAs != "nightly" {
+		t.Errorf("Pending(evil) = %+v, %v; want ClientName evil, KnownAs nightly", p, err)
+	}
+	if p, err := h.srv.Pending(ctx, handleOf(t, waiting)); err != nil || p.KnownAs != "nightly" {
+		t.Errorf("the real client's request was touched: %+v, %v", p, err)
+	}
+	// The owner denies it: still nothing changed.
+	if err := h.srv.Deny(ctx, handleOf(t, evil)); err != nil {
+		t.Fatal(err)
+	}
+	if w := h.whoami(tok.str("access_token")); w.status != http.StatusOK {
+		t.Errorf("the real client's token after the denied request = %d", w.status)
+	}
+	if next := h.refresh(tok.str("refresh_token"), id); next.status != http.StatusOK {
+		t.Errorf("the real client's refresh = %d %s", next.status, next.raw)
+	}
+}
+
+// TestDeviceClientID covers RFC 8628 §3.1's client_id: a CLI's fixed id
+// (golang.org/x/oauth2 sends only client_id and scope), a client registered
+// through /oauth/register, and one of the other entry.
+func TestDeviceClientID(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, harnessOpt{})
+	t.Run("fixed id without a name", func(t *testing.T) {
+		a := h.post("/oauth/device_authorization", url.Values{"client_id": {"openlolo-cli"}, "scope": {"phone:read"}})
+		if a.status != http.StatusOK || a.str("client_id") != "openlolo-cli" {
+			t.Fatalf("device authorization = %d %s", a.status, a.raw)
+		}
+		p, err := h.srv.Pending(ctx, handleOf(t, a))
+		if err != nil || p.ClientName != "openlolo-cli" || p.KnownAs != "" {
+			t.Fatalf("Pending = %+v, %v; want it named by its id", p, err)
+		}
+		if err := h.srv.Approve(ctx, p.Handle, Life24h); err != nil {
+			t.Fatal(err)
+		}
+		if tok := h.poll(a); tok.status != http.StatusOK {
+			t.Fatalf("poll with the fixed id = %d %s", tok.status, tok.raw)
+		}
+	})
+	t.Run("fixed id with a name", func(t *testing.T) {
+		a := h.ask("my tool", "", "tool-fixed-id")
+		if p, err := h.srv.Pending(ctx, handleOf(t, a)); err != nil || p.ClientName != "my tool" || a.str("client_id") != "tool-fixed-id" {
+			t.Fatalf("Pending = %+v, %v; answer %s", p, err, a.raw)
+		}
+	})
+	t.Run("registered client", func(t *testing.T) {
+		reg := h.postJSON("/oauth/register", `{"client_name":"MCP CLI Proxy","grant_types":["`+DeviceCodeGrantType+`","refresh_token"]}`)
+		if reg.status != http.StatusCreated {
+			t.Fatalf("register = %d %s", reg.status, reg.raw)
+		}
+		a := h.post("/oauth/device_authorization", url.Values{"client_id": {reg.str("client_id")}})
+		if a.status != http.StatusOK || a.str("client_id") != reg.str("client_id") {
+			t.Fatalf("device authorization = %d %s", a.status, a.raw)
+		}
+		if p, err := h.srv.Pending(ctx, handleOf(t, a)); err != nil || p.ClientName != "MCP CLI Proxy" {
+			t.Errorf("Pending = %+v, %v", p, err)
+		}
+		// A pending device request keeps an unapproved registration.
+		h.clock.Advance(UnapprovedRegistrationLife - time.Minute)
+		h.register(testRedirect) // prunes
+		if _, err := h.srv.Pending(ctx, handleOf(t, a)); err != nil {
+			t.Errorf("the registration was pruned under its pending request: %v", err)
+		}
+	})
+	t.Run("other entry's client", func(t *testing.T) {
+		tail := newHarness(t, harnessOpt{entry: "tailnet", st: h.st, clock: h.clock})
+		h.clock.Advance(time.Minute)
+		tid := tail.ask("tail script", "", "").str("client_id")
+		a := h.ask("lan script", "", tid)
+		if a.str("client_id") == tid || a.str("client_id") == "" {
+			t.Errorf("a tailnet client_id on the LAN answered client_id %q, want a new one", a.str("client_id"))
+		}
+	})
+	t.Run("bad client_id", func(t *testing.T) {
+		for _, id := range []string{"a b", strings.Repeat("x", 101), "tab\there", "é"} {
+			wantError(t, h.post("/oauth/device_authorization", url.Values{"client_id": {id}}), http.StatusBadRequest, "invalid_request")
+		}
+	})
 }
 
 func TestDevicePolling(t *testing.T) {

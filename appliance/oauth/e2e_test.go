@@ -21,8 +21,9 @@ func TestEndToEndDeviceFlow(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		// The second ask (same client_id) replaced the first.
-		if len(pend) != 1 || pend[0].Handle != handle || pend[0].UserCode != userCode || pend[0].ClientName != "e2e script" {
+		// One request, from the fixed client_id, named by it.
+		if len(pend) != 1 || pend[0].Handle != handle || pend[0].UserCode != userCode ||
+			pend[0].ClientID != oauthtest.FixedClientID || pend[0].ClientName != oauthtest.FixedClientID {
 			t.Errorf("the owner sees %+v, the client shows %q for %s", pend, userCode, handle)
 		}
 		return h.srv.Approve(ctx, handle, Life30d)

@@ -211,3 +211,11 @@ func wantError(t testing.TB, a answer, status int, code string) {
 		t.Errorf("Cache-Control = %q, want no-store", cc)
 	}
 }
+
+// must returns v, panicking on err (for requests built from constants).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -95,5 +96,29 @@ func TestDefaultVerificationURI(t *testing.T) {
 		if got := defaultVerificationURI(r, "h1"); got != tt.want {
 			t.Errorf("defaultVerificationURI(host %q) = %q, want %q", tt.host, got, tt.want)
 		}
+	}
+}
+
+// TestCORS: browser-based clients can register, get tokens and revoke
+// from any origin; the preflight is answered without credentials.
+func TestCORS(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	for _, path := range []string{"/token", "/oauth/register", "/oauth/device_authorization", "/oauth/revoke"} {
+		t.Run(path, func(t *testing.T) {
+			req := must(http.NewRequest("OPTIONS", h.ts.URL+path, nil))
+			req.Header.Set("Origin", "https://inspector.example")
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			req.Header.Set("Access-Control-Request-Headers", "content-type")
+			a := h.do(req)
+			if a.status != http.StatusNoContent || a.header.Get("Access-Control-Allow-Origin") != "*" ||
+				!strings.Contains(a.header.Get("Access-Control-Allow-Headers"), "Content-Type") ||
+				!strings.Contains(a.header.Get("Access-Control-Allow-Methods"), "POST") {
+				t.Errorf("preflight = %d %v", a.status, a.header)
+			}
+		})
+	}
+	a := h.post("/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {"y"}})
+	if a.header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("/token answer has no CORS header: %v", a.header)
 	}
 }

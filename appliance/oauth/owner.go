@@ -11,14 +11,22 @@ import (
 
 // Pending is a device authorization request waiting for the owner.
 type Pending struct {
-	Handle     string
-	ClientID   string
+	Handle   string
+	ClientID string
+	// ClientName is the name the request asked in (the client's name when
+	// it gave none).
 	ClientName string
-	UserCode   string // XXXX-XXXX
-	Scopes     []string
-	Entry      string
-	Created    time.Time
-	Expires    time.Time
+	// KnownAs is the name of the approved client whose client_id the
+	// request carries, "" when that client holds no active grant. Such a
+	// request is "a new request in the name of KnownAs": client_id is no
+	// secret, so the owner must see that approving it replaces the grant
+	// the client holds now.
+	KnownAs  string
+	UserCode string // XXXX-XXXX
+	Scopes   []string
+	Entry    string
+	Created  time.Time
+	Expires  time.Time
 }
 
 // Client is an approved client: one line of Access.
@@ -45,7 +53,7 @@ func (s *Server) PendingRequests(ctx context.Context) ([]Pending, error) {
 			return err
 		}
 		for _, d := range reqs {
-			p, err := pendingOf(tx, d)
+			p, err := pendingOf(tx, d, now)
 			if err != nil {
 				return err
 			}
@@ -59,13 +67,24 @@ func (s *Server) PendingRequests(ctx context.Context) ([]Pending, error) {
 	return out, nil
 }
 
-func pendingOf(tx *store.Tx, d store.DeviceRequest) (Pending, error) {
+func pendingOf(tx *store.Tx, d store.DeviceRequest, now time.Time) (Pending, error) {
 	c, err := tx.OAuthClient(d.ClientID)
 	if err != nil {
 		return Pending{}, err
 	}
-	return Pending{Handle: d.Handle, ClientID: d.ClientID, ClientName: c.Name, UserCode: formatUserCode(d.UserCode),
-		Scopes: d.Scopes, Entry: d.Entry, Created: d.Created, Expires: d.Expires}, nil
+	p := Pending{Handle: d.Handle, ClientID: d.ClientID, ClientName: c.Name, UserCode: formatUserCode(d.UserCode),
+		Scopes: d.Scopes, Entry: d.Entry, Created: d.Created, Expires: d.Expires}
+	if d.Name != "" {
+		p.ClientName = d.Name
+	}
+	known, err := tx.ClientHasActiveGrant(d.ClientID, now)
+	if err != nil {
+		return Pending{}, err
+	}
+	if known {
+		p.KnownAs = c.Name
+	}
+	return p, nil
 }
 
 // Pending returns the pending request named handle, or ErrNoRequest when it
@@ -81,7 +100,7 @@ func (s *Server) Pending(ctx context.Context, handle string) (Pending, error) {
 		if err != nil {
 			return err
 		}
-		p, err = pendingOf(tx, d)
+		p, err = pendingOf(tx, d, now)
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNoRequest) {
@@ -91,7 +110,9 @@ func (s *Server) Pending(ctx context.Context, handle string) (Pending, error) {
 }
 
 // Approve grants the pending request named handle for life. A client that
-// is approved again keeps one Access entry: its earlier grants are revoked.
+// is approved again keeps one Access entry: its earlier grants are revoked,
+// its other pending requests replaced, and it takes the name the approved
+// request asked in.
 func (s *Server) Approve(ctx context.Context, handle string, life Life) error {
 	if !life.valid() {
 		return ErrBadLife
@@ -115,6 +136,14 @@ func (s *Server) Approve(ctx context.Context, handle string, life Life) error {
 		if err := tx.DecideDeviceRequest(handle, "approved", g.GrantID, now); errors.Is(err, store.ErrNotFound) {
 			return ErrNoRequest
 		} else if err != nil {
+			return err
+		}
+		if d.Name != "" {
+			if err := tx.RenameOAuthClient(d.ClientID, d.Name); err != nil {
+				return err
+			}
+		}
+		if err := tx.ReplacePendingDeviceRequests(d.ClientID, handle); err != nil {
 			return err
 		}
 		_, err = tx.RevokeClientGrants(d.ClientID, g.GrantID, now)
@@ -182,7 +211,7 @@ func (s *Server) RevokeClient(ctx context.Context, clientID string) error {
 		if n, err = tx.RevokeClientGrants(clientID, "", now); err != nil {
 			return err
 		}
-		return tx.ReplacePendingDeviceRequests(clientID)
+		return tx.ReplacePendingDeviceRequests(clientID, "")
 	})
 	if errors.Is(err, ErrNoClient) {
 		return err

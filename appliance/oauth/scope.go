@@ -77,6 +77,20 @@ func checkClientName(name string) *Error {
 	return nil
 }
 
+// checkClientID accepts what RFC 6749 §A.1 allows in a client_id
+// (printable ASCII) without spaces, 1 to 100 characters.
+func checkClientID(id string) *Error {
+	if len(id) > 100 {
+		return errInvalidRequest("client_id must be at most 100 characters")
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= 0x20 || id[i] >= 0x7f {
+			return errInvalidRequest("client_id must be printable ASCII without spaces (RFC 6749 appendix A.1)")
+		}
+	}
+	return nil
+}
+
 // quote quotes s for an error sentence, cutting it short if long.
 func quote(s string) string {
 	if len(s) > 40 {

@@ -14,10 +14,14 @@ import (
 
 // Lifetimes and limits of the authorization server.
 const (
-	AccessTokenLife     = 15 * time.Minute
-	DeviceCodeLife      = 10 * time.Minute
-	DevicePollInterval  = 5 * time.Second
-	AuthCodeLife        = 5 * time.Minute
+	AccessTokenLife    = 15 * time.Minute
+	DeviceCodeLife     = 10 * time.Minute
+	DevicePollInterval = 5 * time.Second
+	AuthCodeLife       = 5 * time.Minute
+	// RefreshRetryWindow is how long after a refresh the refresh token it
+	// used is accepted again, answered with the same new pair, while that
+	// pair is unused: the answer may have been lost (Wi-Fi, power cut).
+	RefreshRetryWindow  = 60 * time.Second
 	MaxPendingRequests  = 5  // per box, all entries together
 	DeviceRequestsLimit = 10 // accepted per minute, per box
 	RegistrationsLimit  = 10 // accepted per minute, per box
@@ -64,6 +68,7 @@ type Server struct {
 	verifyFn func(*http.Request, string) string
 	now      func() time.Time
 	log      *slog.Logger
+	cache    bearerCache
 }
 
 // New returns a Server for cfg.
@@ -117,10 +122,17 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.serveMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.serveResourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.serveResourceMetadata)
-	mux.HandleFunc("POST /oauth/device_authorization", s.serveDeviceAuthorization)
-	mux.HandleFunc("POST /token", s.serveToken)
-	mux.HandleFunc("POST /oauth/register", s.serveRegister)
-	mux.HandleFunc("POST /oauth/revoke", s.serveRevoke)
+	// The endpoints a browser-based client calls answer CORS, preflight
+	// included.
+	for path, h := range map[string]http.HandlerFunc{
+		"/oauth/device_authorization": s.serveDeviceAuthorization,
+		"/token":                      s.serveToken,
+		"/oauth/register":             s.serveRegister,
+		"/oauth/revoke":               s.serveRevoke,
+	} {
+		mux.Handle("POST "+path, CORS(h))
+		mux.Handle("OPTIONS "+path, CORS(h))
+	}
 }
 
 // issuer is the issuer URL for r.

@@ -62,8 +62,6 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) (*tokenResponse, 
 		switch {
 		case code == "":
 			return nil, errInvalidRequest("code is missing")
-		case redirect == "":
-			return nil, errInvalidRequest("redirect_uri is missing; send the one used at /oauth/authorize")
 		case !validVerifier(verifier):
 			return nil, errInvalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (PKCE, RFC 7636)")
 		}
@@ -112,7 +110,11 @@ func tokenClientID(r *http.Request, form url.Values) (string, *Error) {
 
 // issueTokens creates a new access and refresh token for g.
 func (s *Server) issueTokens(tx *store.Tx, g store.OAuthGrant, now time.Time) (*tokenResponse, error) {
-	access, refresh := newSecret(), newSecret()
+	return s.storeTokens(tx, g, now, newSecret(), newSecret())
+}
+
+// storeTokens records access and refresh as g's new pair.
+func (s *Server) storeTokens(tx *store.Tx, g store.OAuthGrant, now time.Time, access, refresh string) (*tokenResponse, error) {
 	exp := now.Add(AccessTokenLife)
 	if !g.Expires.IsZero() && g.Expires.Before(exp) {
 		exp = g.Expires
@@ -194,7 +196,8 @@ func (s *Server) deviceCodeGrant(tx *store.Tx, now time.Time, clientID, code str
 }
 
 // refreshGrant rotates a refresh token (RFC 9700 §4.14.2): the old one is
-// used up, presenting it again revokes the whole grant.
+// used up, and presenting it again revokes the whole grant, except as a
+// retry after a lost answer (see retryRefresh).
 func (s *Server) refreshGrant(tx *store.Tx, now time.Time, clientID, rt string) (*tokenResponse, *Error, error) {
 	hash := hashSecret(rt)
 	k, err := tx.TokenByHash(hash)
@@ -214,16 +217,33 @@ func (s *Server) refreshGrant(tx *store.Tx, now time.Time, clientID, rt string) 
 	if !g.Active(now) {
 		return nil, errInvalidGrant("the grant was revoked or has expired; ask for approval again"), nil
 	}
-	won, err := tx.UseRefreshToken(hash, now)
+	access, refresh := newSecret(), newSecret()
+	blob, err := sealRetry(rt, hash, access, refresh)
+	if err != nil {
+		return nil, nil, err
+	}
+	won, err := tx.UseRefreshToken(hash, now, hashSecret(refresh), blob)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !won {
+		resp, err := s.retryRefresh(tx, k, rt, now)
+		if err != nil || resp != nil {
+			if resp != nil {
+				s.log.Info("oauth: refresh retried after a lost answer; same pair again", "client_id", clientID, "grant_id", g.GrantID)
+			}
+			return resp, nil, err
+		}
 		if err := tx.RevokeGrant(g.GrantID, now); err != nil {
 			return nil, nil, err
 		}
 		s.log.Warn("oauth: used refresh token presented again; grant revoked", "client_id", clientID, "grant_id", g.GrantID)
 		return nil, errInvalidGrant("this refresh_token was already used, so the whole grant is now revoked; ask for approval again (store each new refresh token before using it)"), nil
+	}
+	// rt is used now: the token before it can no longer be retried, nor
+	// can any used longer ago than the window.
+	if err := tx.ForgetRetries(g.GrantID, now.Add(-RefreshRetryWindow), hash); err != nil {
+		return nil, nil, err
 	}
 	if g.Life == string(Life30d) {
 		g.Expires = Life30d.expiry(now)
@@ -235,11 +255,52 @@ func (s *Server) refreshGrant(tx *store.Tx, now time.Time, clientID, rt string) 
 	if err := tx.DeleteAccessTokens(g.GrantID); err != nil {
 		return nil, nil, err
 	}
-	resp, err := s.issueTokens(tx, g, now)
+	resp, err := s.storeTokens(tx, g, now, access, refresh)
 	if err == nil {
 		s.log.Info("oauth: tokens refreshed", "client_id", clientID, "grant_id", g.GrantID)
 	}
 	return resp, nil, err
+}
+
+// retryRefresh answers a used refresh token presented again within
+// RefreshRetryWindow of its use, while the pair its rotation issued is
+// untouched (the successor refresh token unused, the access token alive):
+// the client never got that answer, so it gets the same pair again. It
+// returns nil when the presentation is not such a retry; the caller then
+// revokes the grant.
+func (s *Server) retryRefresh(tx *store.Tx, k store.OAuthToken, rt string, now time.Time) (*tokenResponse, error) {
+	if k.Used.IsZero() || now.Sub(k.Used) >= RefreshRetryWindow || k.Successor == "" || len(k.RetryBlob) == 0 {
+		return nil, nil
+	}
+	next, err := tx.TokenByHash(k.Successor)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (next.Kind != "refresh" || !next.Used.IsZero())) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	access, refresh, ok := openRetry(rt, k.Hash, k.RetryBlob)
+	if !ok || hashSecret(refresh) != k.Successor {
+		return nil, nil
+	}
+	at, err := tx.TokenByHash(hashSecret(access))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (at.Kind != "access" || !at.Used.IsZero() || !now.Before(at.Expires))) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	g, err := tx.GrantByID(k.GrantID)
+	if err != nil {
+		return nil, err
+	}
+	return &tokenResponse{
+		AccessToken:  access,
+		TokenType:    "Bearer",
+		ExpiresIn:    int(at.Expires.Sub(now) / time.Second),
+		RefreshToken: refresh,
+		Scope:        strings.Join(g.Scopes, " "),
+	}, nil
 }
 
 // authCodeGrant exchanges an authorization code with PKCE S256.
@@ -269,7 +330,12 @@ func (s *Server) authCodeGrant(tx *store.Tx, now time.Time, clientID, code, redi
 	if !now.Before(c.Expires) {
 		return nil, errInvalidGrant("the code expired (5 minutes); authorize again"), nil
 	}
-	if redirect != c.RedirectURI {
+	// RFC 6749 §4.1.3: redirect_uri is required, and must be identical,
+	// when the authorization request carried one.
+	switch {
+	case c.RedirectSent && redirect == "":
+		return nil, errInvalidRequest("redirect_uri is missing; send the one used at /oauth/authorize"), nil
+	case redirect != "" && redirect != c.RedirectURI:
 		return nil, errInvalidGrant("redirect_uri differs from the one sent to /oauth/authorize"), nil
 	}
 	if !pkceMatches(verifier, c.CodeChallenge) {

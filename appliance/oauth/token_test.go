@@ -146,6 +146,9 @@ func TestTokenRequestRefused(t *testing.T) {
 	})
 }
 
+// TestConcurrentRefresh: of concurrent refreshes with one token, one
+// rotates; the others are answered as retries of a lost answer with the
+// same pair, so exactly one new pair exists and it works.
 func TestConcurrentRefresh(t *testing.T) {
 	h := newHarness(t, harnessOpt{})
 	tok, id := h.pair("racer", Life30d)
@@ -163,20 +166,97 @@ func TestConcurrentRefresh(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	ok := 0
+	pairs := map[string]string{}
 	for _, a := range answers {
-		switch {
-		case a.status == http.StatusOK:
-			ok++
-		case a.status == http.StatusBadRequest && a.str("error") == "invalid_grant":
-		default:
+		if a.status != http.StatusOK {
 			t.Errorf("concurrent refresh answered %d %s", a.status, a.raw)
+			continue
 		}
+		pairs[a.str("refresh_token")] = a.str("access_token")
 	}
-	if ok != 1 {
-		t.Fatalf("%d of %d concurrent refreshes succeeded, want exactly 1", ok, n)
+	if len(pairs) != 1 {
+		t.Fatalf("concurrent refreshes made %d pairs, want exactly 1", len(pairs))
+	}
+	for rt, at := range pairs {
+		if w := h.whoami(at); w.status != http.StatusOK {
+			t.Errorf("the one new access token answered %d", w.status)
+		}
+		if next := h.refresh(rt, id); next.status != http.StatusOK {
+			t.Errorf("the one new refresh token answered %d %s", next.status, next.raw)
+		}
 	}
 	if err := h.st.IntegrityCheck(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefreshRetryWindow: the refresh token just used is accepted again
+// for RefreshRetryWindow while the pair it got is unused, and answered
+// with that same pair (the answer was lost); any other reuse revokes the
+// grant as before.
+func TestRefreshRetryWindow(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// between runs after the refresh whose answer is "lost", before
+		// the retry; it returns whether the retry must work.
+		between func(h *harness, id string, next answer) bool
+	}{
+		{"retry at once", func(h *harness, id string, next answer) bool { return true }},
+		{"retry at 59 s", func(h *harness, id string, next answer) bool {
+			h.clock.Advance(RefreshRetryWindow - time.Second)
+			return true
+		}},
+		{"retry at 60 s", func(h *harness, id string, next answer) bool {
+			h.clock.Advance(RefreshRetryWindow)
+			return false
+		}},
+		{"new access token used", func(h *harness, id string, next answer) bool {
+			if w := h.whoami(next.str("access_token")); w.status != http.StatusOK {
+				h.t.Fatalf("whoami = %d", w.status)
+			}
+			return false
+		}},
+		{"new refresh token used", func(h *harness, id string, next answer) bool {
+			if a := h.refresh(next.str("refresh_token"), id); a.status != http.StatusOK {
+				h.t.Fatalf("refresh = %d %s", a.status, a.raw)
+			}
+			return false
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessOpt{})
+			tok, id := h.pair("retrier", Life30d)
+			next := h.refresh(tok.str("refresh_token"), id) // its answer is lost
+			if next.status != http.StatusOK {
+				t.Fatalf("refresh = %d %s", next.status, next.raw)
+			}
+			works := tt.between(h, id, next)
+			again := h.refresh(tok.str("refresh_token"), id)
+			if !works {
+				wantError(t, again, http.StatusBadRequest, "invalid_grant")
+				if cs, _ := h.srv.Clients(ctx); len(cs) != 0 {
+					t.Errorf("grant not revoked by the reuse: %+v", cs)
+				}
+				return
+			}
+			if again.status != http.StatusOK || again.str("refresh_token") != next.str("refresh_token") ||
+				again.str("access_token") != next.str("access_token") || again.num("expires_in") > next.num("expires_in") {
+				t.Fatalf("retry = %d %s, want the same pair as %s", again.status, again.raw, next.raw)
+			}
+			if w := h.whoami(again.str("access_token")); w.status != http.StatusOK {
+				t.Fatalf("the retried pair's access token = %d", w.status)
+			}
+			third := h.refresh(again.str("refresh_token"), id)
+			if third.status != http.StatusOK {
+				t.Fatalf("refresh with the retried pair = %d %s", third.status, third.raw)
+			}
+			// Two rotations back is no retry: the grant is revoked.
+			wantError(t, h.refresh(tok.str("refresh_token"), id), http.StatusBadRequest, "invalid_grant")
+			if w := h.whoami(third.str("access_token")); w.status != http.StatusUnauthorized {
+				t.Errorf("access token after the reuse = %d, want 401", w.status)
+			}
+		})
 	}
 }

@@ -1,15 +1,18 @@
 package owner_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 )
 
@@ -307,8 +310,25 @@ func TestConsentPageErrors(t *testing.T) {
 		return "/oauth/authorize?" + q.Encode()
 	}
 	nr := noRedirect(c)
-	// Errors the client may hear about go back to it...
-	res, _ := ownertest.Get(t, nr, b.url, with("code_challenge_method", "plain"))
+	// A client nobody approved hears of no error by redirect: the box shows
+	// it (RFC 9700 §4.11.2; the box must not redirect to whatever a
+	// self-registered client chose).
+	res, body := ownertest.Get(t, nr, b.url, with("code_challenge_method", "plain"))
+	if res.StatusCode != http.StatusBadRequest || res.Header.Get("Location") != "" || !strings.Contains(body, "invalid_request") {
+		t.Errorf("plain PKCE, unapproved client: %d Location %q, want 400 on the box", res.StatusCode, res.Header.Get("Location"))
+	}
+	// Once the owner approved the client, errors it may hear about go back
+	// to it...
+	r := httptest.NewRequest("GET", "/oauth/authorize?"+good.Encode(), nil)
+	r.Host = strings.TrimPrefix(b.url, "https://")
+	req, err := b.oauth.ParseAuthorize(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.oauth.ApproveAuthorize(context.Background(), req, oauth.Life24h); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = ownertest.Get(t, nr, b.url, with("code_challenge_method", "plain"))
 	loc, _ := url.Parse(res.Header.Get("Location"))
 	if res.StatusCode != http.StatusSeeOther || loc.Host != "127.0.0.1:49152" || loc.Query().Get("error") != "invalid_request" {
 		t.Errorf("plain PKCE: %d Location %q, want a redirect with invalid_request", res.StatusCode, loc)
@@ -319,5 +339,31 @@ func TestConsentPageErrors(t *testing.T) {
 		if res.StatusCode != http.StatusBadRequest || res.Header.Get("Location") != "" || !strings.Contains(body, "Start again from the app") {
 			t.Errorf("GET %s: %d Location %q %q, want 400 on the box", u, res.StatusCode, res.Header.Get("Location"), ownertest.Text(body))
 		}
+	}
+}
+
+// TestAccessRequestInKnownName pins the unauthenticated rename on the page:
+// a device request with an approved client's client_id and another name
+// shows as a new request in the known client's name, and leaves the client
+// as it was on the page.
+func TestAccessRequestInKnownName(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{})
+	d := askAccess(t, b, "nightly")
+	ownertest.Approve(t, c, b.url, d.UserCode, ownertest.Life24h)
+	res, err := b.srv.Client().PostForm(b.url+"/oauth/device_authorization", url.Values{"client_name": {"evil"}, "client_id": {d.ClientID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evil device
+	json.NewDecoder(res.Body).Decode(&evil)
+	res.Body.Close()
+	body := ownertest.Text(mustGet(t, c, b.url, "/access"))
+	for _, want := range []string{"A new request in the name of nightly", "calls itself “evil”", evil.UserCode} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Access page lacks %q: %s", want, body)
+		}
+	}
+	if strings.Count(body, "nightly") < 2 || strings.Contains(body, "Clients with access evil") {
+		t.Errorf("Access page: %s", body)
 	}
 }

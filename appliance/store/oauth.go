@@ -43,14 +43,17 @@ type DeviceRequest struct {
 	DeviceHash string
 	UserCode   string
 	ClientID   string
-	Scopes     []string
-	Entry      string
-	Status     string // "pending", "approved", "denied", "replaced", "used"
-	GrantID    string // set once approved
-	Interval   time.Duration
-	LastPoll   time.Time
-	Created    time.Time
-	Expires    time.Time
+	// Name is the client_name the request asked in; "" when it gave none.
+	// The client is renamed to it only when the owner approves.
+	Name     string
+	Scopes   []string
+	Entry    string
+	Status   string // "pending", "approved", "denied", "replaced", "used"
+	GrantID  string // set once approved
+	Interval time.Duration
+	LastPoll time.Time
+	Created  time.Time
+	Expires  time.Time
 }
 
 // OAuthToken is an access or refresh token, by the SHA-256 of its value.
@@ -61,13 +64,21 @@ type OAuthToken struct {
 	Created time.Time
 	Expires time.Time // zero: as long as the grant
 	Used    time.Time // refresh tokens: when it was exchanged
+	// Successor is the hash of the refresh token this one's rotation
+	// issued, and RetryBlob that pair sealed under this token (see
+	// UseRefreshToken); both empty until used.
+	Successor string
+	RetryBlob []byte
 }
 
 // AuthCode is an authorization code of the browser flow.
 type AuthCode struct {
-	Hash          string
-	GrantID       string
-	RedirectURI   string
+	Hash        string
+	GrantID     string
+	RedirectURI string
+	// RedirectSent reports whether the authorization request carried
+	// redirect_uri; the token request must repeat it only then.
+	RedirectSent  bool
 	CodeChallenge string
 	Created       time.Time
 	Expires       time.Time
@@ -123,8 +134,31 @@ func (t *Tx) OAuthClient(clientID string) (OAuthClient, error) {
 	return c, nil
 }
 
+// ClientHasActiveGrant reports whether clientID holds a grant neither
+// revoked nor expired at now.
+func (t *Tx) ClientHasActiveGrant(clientID string, now time.Time) (bool, error) {
+	var ok bool
+	err := t.tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM oauth_grants WHERE client_id = ? AND revoked_ms = 0
+		AND (expires_ms = 0 OR expires_ms > ?))`, clientID, oauthMS(now)).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("store: client has active grant: %w", err)
+	}
+	return ok, nil
+}
+
+// ClientEverApproved reports whether the owner ever approved clientID (it
+// has or had a grant).
+func (t *Tx) ClientEverApproved(clientID string) (bool, error) {
+	var ok bool
+	if err := t.tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM oauth_grants WHERE client_id = ?)`, clientID).Scan(&ok); err != nil {
+		return false, fmt.Errorf("store: client ever approved: %w", err)
+	}
+	return ok, nil
+}
+
 // RenameOAuthClient sets the display name of a client.
 func (t *Tx) RenameOAuthClient(clientID, name string) error {
+	t.credChanged = true
 	if _, err := t.tx.Exec(`UPDATE oauth_clients SET name = ? WHERE client_id = ?`, name, clientID); err != nil {
 		return fmt.Errorf("store: rename oauth client: %w", err)
 	}
@@ -134,8 +168,10 @@ func (t *Tx) RenameOAuthClient(clientID, name string) error {
 // PruneUnapprovedRegistrations deletes registered clients created before
 // cutoff that never got a grant, and returns how many it deleted.
 func (t *Tx) PruneUnapprovedRegistrations(cutoff time.Time) (int64, error) {
-	res, err := t.tx.Exec(`DELETE FROM oauth_clients WHERE kind = 'registered' AND created_ms < ?
-		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)`, oauthMS(cutoff))
+	res, err := t.tx.Exec(`DELETE FROM oauth_clients WHERE kind = 'registered' AND created_ms < ?1
+		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)
+		AND NOT EXISTS (SELECT 1 FROM oauth_device_requests d WHERE d.client_id = oauth_clients.client_id
+			AND d.status = 'pending' AND d.expires_ms > ?1)`, oauthMS(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune registrations: %w", err)
 	}
@@ -216,6 +252,7 @@ func (t *Tx) ActiveGrants(now time.Time) ([]OAuthGrant, []OAuthClient, error) {
 // Revoking a revoked grant keeps the first time. It returns ErrNotFound for
 // an unknown grant.
 func (t *Tx) RevokeGrant(grantID string, now time.Time) error {
+	t.credChanged = true
 	res, err := t.tx.Exec(`UPDATE oauth_grants SET revoked_ms = CASE WHEN revoked_ms = 0 THEN ? ELSE revoked_ms END
 		WHERE grant_id = ?`, oauthMS(now), grantID)
 	if err != nil {
@@ -230,6 +267,7 @@ func (t *Tx) RevokeGrant(grantID string, now time.Time) error {
 // RevokeClientGrants revokes every active grant of clientID except keep
 // (which may be empty) and returns how many it revoked.
 func (t *Tx) RevokeClientGrants(clientID, keep string, now time.Time) (int64, error) {
+	t.credChanged = true
 	if _, err := t.tx.Exec(`DELETE FROM oauth_tokens WHERE kind = 'access' AND grant_id IN
 		(SELECT grant_id FROM oauth_grants WHERE client_id = ? AND grant_id != ? AND revoked_ms = 0)`, clientID, keep); err != nil {
 		return 0, fmt.Errorf("store: revoke client grants: %w", err)
@@ -244,6 +282,7 @@ func (t *Tx) RevokeClientGrants(clientID, keep string, now time.Time) (int64, er
 
 // SetGrantExpiry sets when the grant ends (a sliding grant on refresh).
 func (t *Tx) SetGrantExpiry(grantID string, expires time.Time) error {
+	t.credChanged = true
 	if _, err := t.tx.Exec(`UPDATE oauth_grants SET expires_ms = ? WHERE grant_id = ?`, oauthMS(expires), grantID); err != nil {
 		return fmt.Errorf("store: set grant expiry: %w", err)
 	}
@@ -264,9 +303,9 @@ func (t *Tx) InsertDeviceRequest(d DeviceRequest) error {
 	if d.GrantID != "" {
 		grant = d.GrantID
 	}
-	_, err := t.tx.Exec(`INSERT INTO oauth_device_requests(handle, device_hash, user_code, client_id, scopes, entry,
-		status, grant_id, interval_s, last_poll_ms, created_ms, expires_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.Handle, d.DeviceHash, d.UserCode, d.ClientID, joinOAuthScopes(d.Scopes), d.Entry, d.Status, grant,
+	_, err := t.tx.Exec(`INSERT INTO oauth_device_requests(handle, device_hash, user_code, client_id, client_name, scopes, entry,
+		status, grant_id, interval_s, last_poll_ms, created_ms, expires_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.Handle, d.DeviceHash, d.UserCode, d.ClientID, d.Name, joinOAuthScopes(d.Scopes), d.Entry, d.Status, grant,
 		int64(d.Interval/time.Second), oauthMS(d.LastPoll), oauthMS(d.Created), oauthMS(d.Expires))
 	if err != nil {
 		return fmt.Errorf("store: insert device request: %w", err)
@@ -274,14 +313,14 @@ func (t *Tx) InsertDeviceRequest(d DeviceRequest) error {
 	return nil
 }
 
-const deviceCols = `handle, device_hash, user_code, client_id, scopes, entry, status, COALESCE(grant_id, ''),
+const deviceCols = `handle, device_hash, user_code, client_id, client_name, scopes, entry, status, COALESCE(grant_id, ''),
 	interval_s, last_poll_ms, created_ms, expires_ms`
 
 func scanDevice(row oauthRow) (DeviceRequest, error) {
 	var d DeviceRequest
 	var scopes string
 	var interval, poll, created, expires int64
-	err := row.Scan(&d.Handle, &d.DeviceHash, &d.UserCode, &d.ClientID, &scopes, &d.Entry, &d.Status, &d.GrantID,
+	err := row.Scan(&d.Handle, &d.DeviceHash, &d.UserCode, &d.ClientID, &d.Name, &scopes, &d.Entry, &d.Status, &d.GrantID,
 		&interval, &poll, &created, &expires)
 	if err != nil {
 		return DeviceRequest{}, err
@@ -371,10 +410,11 @@ func (t *Tx) countSince(query string, since time.Time) (int, time.Time, error) {
 	return n, oauthTime(oldest), nil
 }
 
-// ReplacePendingDeviceRequests marks clientID's pending requests replaced.
-func (t *Tx) ReplacePendingDeviceRequests(clientID string) error {
+// ReplacePendingDeviceRequests marks clientID's pending requests replaced,
+// except the one named keep (which may be empty).
+func (t *Tx) ReplacePendingDeviceRequests(clientID, keep string) error {
 	if _, err := t.tx.Exec(`UPDATE oauth_device_requests SET status = 'replaced'
-		WHERE client_id = ? AND status = 'pending'`, clientID); err != nil {
+		WHERE client_id = ? AND status = 'pending' AND handle != ?`, clientID, keep); err != nil {
 		return fmt.Errorf("store: replace pending device requests: %w", err)
 	}
 	return nil
@@ -433,8 +473,9 @@ func (t *Tx) InsertToken(k OAuthToken) error {
 func (t *Tx) TokenByHash(hash string) (OAuthToken, error) {
 	var k OAuthToken
 	var created, expires, used int64
-	err := t.tx.QueryRow(`SELECT hash, grant_id, kind, created_ms, expires_ms, used_ms FROM oauth_tokens WHERE hash = ?`,
-		hash).Scan(&k.Hash, &k.GrantID, &k.Kind, &created, &expires, &used)
+	err := t.tx.QueryRow(`SELECT hash, grant_id, kind, created_ms, expires_ms, used_ms, successor, retry_blob
+		FROM oauth_tokens WHERE hash = ?`, hash).Scan(&k.Hash, &k.GrantID, &k.Kind, &created, &expires, &used,
+		&k.Successor, &k.RetryBlob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return OAuthToken{}, ErrNotFound
 	}
@@ -446,31 +487,34 @@ func (t *Tx) TokenByHash(hash string) (OAuthToken, error) {
 }
 
 // AccessTokenGrant looks up an access token with its grant and the client's
-// name in one query, for the bearer check. It returns ErrNotFound when no
-// access token hashes to hash.
-func (t *Tx) AccessTokenGrant(hash string) (OAuthToken, OAuthGrant, string, error) {
+// name and kind in one query, for the bearer check. It returns ErrNotFound
+// when no access token hashes to hash.
+func (t *Tx) AccessTokenGrant(hash string) (OAuthToken, OAuthGrant, OAuthClient, error) {
 	var k OAuthToken
-	var created, expires int64
-	var name string
-	g, err := scanGrant(t.tx.QueryRow(`SELECT `+grantCols+`, k.created_ms, k.expires_ms, c.name
+	var c OAuthClient
+	var created, expires, used int64
+	g, err := scanGrant(t.tx.QueryRow(`SELECT `+grantCols+`, k.created_ms, k.expires_ms, k.used_ms, c.name, c.kind
 		FROM oauth_tokens k JOIN oauth_grants g ON g.grant_id = k.grant_id JOIN oauth_clients c ON c.client_id = g.client_id
-		WHERE k.hash = ? AND k.kind = 'access'`, hash), &created, &expires, &name)
+		WHERE k.hash = ? AND k.kind = 'access'`, hash), &created, &expires, &used, &c.Name, &c.Kind)
 	if errors.Is(err, sql.ErrNoRows) {
-		return OAuthToken{}, OAuthGrant{}, "", ErrNotFound
+		return OAuthToken{}, OAuthGrant{}, OAuthClient{}, ErrNotFound
 	}
 	if err != nil {
-		return OAuthToken{}, OAuthGrant{}, "", fmt.Errorf("store: access token: %w", err)
+		return OAuthToken{}, OAuthGrant{}, OAuthClient{}, fmt.Errorf("store: access token: %w", err)
 	}
-	k.Hash, k.GrantID, k.Kind, k.Created, k.Expires = hash, g.GrantID, "access", oauthTime(created), oauthTime(expires)
-	return k, g, name, nil
+	c.ClientID, c.Entry = g.ClientID, g.Entry
+	k.Hash, k.GrantID, k.Kind, k.Created, k.Expires, k.Used = hash, g.GrantID, "access", oauthTime(created),
+		oauthTime(expires), oauthTime(used)
+	return k, g, c, nil
 }
 
-// UseRefreshToken marks an unused refresh token used at now. It reports
-// false when the token was already used, so of two concurrent refreshes
-// only one can win.
-func (t *Tx) UseRefreshToken(hash string, now time.Time) (bool, error) {
-	res, err := t.tx.Exec(`UPDATE oauth_tokens SET used_ms = ? WHERE hash = ? AND kind = 'refresh' AND used_ms = 0`,
-		oauthMS(now), hash)
+// UseRefreshToken marks an unused refresh token used at now, recording the
+// hash of the refresh token its rotation issues (successor) and the sealed
+// pair for a retry (blob). It reports false when the token was already
+// used, so of two concurrent refreshes only one can win.
+func (t *Tx) UseRefreshToken(hash string, now time.Time, successor string, blob []byte) (bool, error) {
+	res, err := t.tx.Exec(`UPDATE oauth_tokens SET used_ms = ?, successor = ?, retry_blob = ?
+		WHERE hash = ? AND kind = 'refresh' AND used_ms = 0`, oauthMS(now), successor, blob, hash)
 	if err != nil {
 		return false, fmt.Errorf("store: use refresh token: %w", err)
 	}
@@ -478,8 +522,31 @@ func (t *Tx) UseRefreshToken(hash string, now time.Time) (bool, error) {
 	return n == 1, err
 }
 
+// MarkAccessTokenUsed records the first use of an access token at now: a
+// refresh whose new pair was used is not a lost answer.
+func (t *Tx) MarkAccessTokenUsed(hash string, now time.Time) error {
+	if _, err := t.tx.Exec(`UPDATE oauth_tokens SET used_ms = ? WHERE hash = ? AND kind = 'access' AND used_ms = 0`,
+		oauthMS(now), hash); err != nil {
+		return fmt.Errorf("store: mark access token used: %w", err)
+	}
+	return nil
+}
+
+// ForgetRetries clears the sealed retry pairs of grantID's refresh tokens
+// used before cutoff, and of the token whose successor is successor (once
+// the successor is used, its predecessor can no longer be retried).
+func (t *Tx) ForgetRetries(grantID string, cutoff time.Time, successor string) error {
+	if _, err := t.tx.Exec(`UPDATE oauth_tokens SET retry_blob = NULL
+		WHERE grant_id = ? AND kind = 'refresh' AND retry_blob IS NOT NULL AND (used_ms < ? OR successor = ?)`,
+		grantID, oauthMS(cutoff), successor); err != nil {
+		return fmt.Errorf("store: forget retries: %w", err)
+	}
+	return nil
+}
+
 // DeleteAccessTokens deletes every access token of grantID.
 func (t *Tx) DeleteAccessTokens(grantID string) error {
+	t.credChanged = true
 	if _, err := t.tx.Exec(`DELETE FROM oauth_tokens WHERE grant_id = ? AND kind = 'access'`, grantID); err != nil {
 		return fmt.Errorf("store: delete access tokens: %w", err)
 	}
@@ -488,8 +555,9 @@ func (t *Tx) DeleteAccessTokens(grantID string) error {
 
 // InsertAuthCode adds an authorization code.
 func (t *Tx) InsertAuthCode(c AuthCode) error {
-	_, err := t.tx.Exec(`INSERT INTO oauth_auth_codes(hash, grant_id, redirect_uri, code_challenge, created_ms, expires_ms, used_ms)
-		VALUES(?, ?, ?, ?, ?, ?, ?)`, c.Hash, c.GrantID, c.RedirectURI, c.CodeChallenge, oauthMS(c.Created), oauthMS(c.Expires), oauthMS(c.Used))
+	_, err := t.tx.Exec(`INSERT INTO oauth_auth_codes(hash, grant_id, redirect_uri, redirect_sent, code_challenge, created_ms, expires_ms, used_ms)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?)`, c.Hash, c.GrantID, c.RedirectURI, c.RedirectSent, c.CodeChallenge,
+		oauthMS(c.Created), oauthMS(c.Expires), oauthMS(c.Used))
 	if err != nil {
 		return fmt.Errorf("store: insert auth code: %w", err)
 	}
@@ -501,8 +569,8 @@ func (t *Tx) InsertAuthCode(c AuthCode) error {
 func (t *Tx) AuthCodeByHash(hash string) (AuthCode, error) {
 	var c AuthCode
 	var created, expires, used int64
-	err := t.tx.QueryRow(`SELECT hash, grant_id, redirect_uri, code_challenge, created_ms, expires_ms, used_ms
-		FROM oauth_auth_codes WHERE hash = ?`, hash).Scan(&c.Hash, &c.GrantID, &c.RedirectURI, &c.CodeChallenge,
+	err := t.tx.QueryRow(`SELECT hash, grant_id, redirect_uri, redirect_sent, code_challenge, created_ms, expires_ms, used_ms
+		FROM oauth_auth_codes WHERE hash = ?`, hash).Scan(&c.Hash, &c.GrantID, &c.RedirectURI, &c.RedirectSent, &c.CodeChallenge,
 		&created, &expires, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return AuthCode{}, ErrNotFound
@@ -529,6 +597,7 @@ func (t *Tx) UseAuthCode(hash string, now time.Time) (bool, error) {
 // codes expired for a day, device requests expired for a day, and grants
 // revoked or expired for 30 days (with their tokens).
 func (t *Tx) PruneOAuth(now time.Time) error {
+	t.credChanged = true
 	day := oauthMS(now.Add(-24 * time.Hour))
 	month := oauthMS(now.Add(-30 * 24 * time.Hour))
 	for _, q := range []struct {

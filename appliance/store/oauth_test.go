@@ -49,14 +49,14 @@ func TestOAuthRows(t *testing.T) {
 		}
 		// Single use: the second UseRefreshToken loses.
 		for i, want := range []bool{true, false} {
-			ok, err := tx.UseRefreshToken("rt", now)
+			ok, err := tx.UseRefreshToken("rt", now, "", nil)
 			if err != nil || ok != want {
 				t.Errorf("UseRefreshToken #%d = %v, %v; want %v", i, ok, err, want)
 			}
 		}
-		k, g, name, err := tx.AccessTokenGrant("at")
-		if err != nil || g.GrantID != "g1" || name != "nightly" || !k.Expires.Equal(now.Add(time.Minute)) {
-			t.Errorf("AccessTokenGrant(at) = %+v %+v %q %v", k, g, name, err)
+		k, g, c, err := tx.AccessTokenGrant("at")
+		if err != nil || g.GrantID != "g1" || c.Name != "nightly" || c.Kind != "device" || !k.Expires.Equal(now.Add(time.Minute)) {
+			t.Errorf("AccessTokenGrant(at) = %+v %+v %+v %v", k, g, c, err)
 		}
 		if _, _, _, err := tx.AccessTokenGrant("rt"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("AccessTokenGrant(refresh token) err = %v, want ErrNotFound", err)

@@ -19,6 +19,7 @@ var resetTables = [...]string{
 // inside the same Update that stores the new setup code, so a box is never
 // seen without an owner and without a code.
 func (t *Tx) FactoryReset() (map[string]int64, error) {
+	t.credChanged = true
 	out := make(map[string]int64, len(resetTables))
 	for _, table := range resetTables {
 		res, err := t.tx.Exec("DELETE FROM " + table)

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
@@ -42,9 +43,22 @@ type Store struct {
 	write *sql.DB // one connection, BEGIN IMMEDIATE
 	read  *sql.DB // read-only pool
 
+	// credGen counts the write transactions that took a credential away
+	// (see CredentialGeneration).
+	credGen atomic.Uint64
+
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// CredentialGeneration changes whenever a committed write may have made a
+// valid access token invalid or changed who it names: a grant revoked or
+// its expiry set, access tokens deleted, a client renamed, a prune, a
+// factory reset. A cache of bearer checks stays valid only while the
+// generation it read before its query is still current. It moves before
+// and after the commit, so no reader can tag pre-commit data with the
+// post-commit value.
+func (s *Store) CredentialGeneration() uint64 { return s.credGen.Load() }
 
 // Open opens (creating if needed) openlolo.db in dir, checks it, and applies
 // pending migrations. dir must exist.
@@ -227,6 +241,9 @@ func (s *Store) Version(ctx context.Context) (int, error) {
 type Tx struct {
 	tx       *sql.Tx
 	writable bool
+	// credChanged: this transaction took a credential away (see
+	// Store.CredentialGeneration).
+	credChanged bool
 }
 
 // Update runs fn in a write transaction (BEGIN IMMEDIATE on the single
@@ -247,8 +264,13 @@ func (s *Store) run(ctx context.Context, db *sql.DB, writable bool, fn func(*Tx)
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	defer sqltx.Rollback()
-	if err := fn(&Tx{tx: sqltx, writable: writable}); err != nil {
+	tx := &Tx{tx: sqltx, writable: writable}
+	if err := fn(tx); err != nil {
 		return err
+	}
+	if tx.credChanged {
+		s.credGen.Add(1)
+		defer s.credGen.Add(1)
 	}
 	if err := sqltx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)

@@ -5,24 +5,26 @@ package oauthtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/oauth2"
 )
 
+// FixedClientID is the client_id DeviceFlow configures, as a CLI ships a
+// fixed one; the box names the new client by it.
+const FixedClientID = "openlolo-e2e-cli"
+
 // DeviceFlow is the whole script journey against box (its base URL) with
-// golang.org/x/oauth2 as the client. It asks once by hand to learn its
-// client_id (x/oauth2 does not read the box's client_id field), then asks
-// again through oauth2.Config.DeviceAuth with that client_id, which
-// replaces the first request. approve must then approve the request named
-// handle the way the owner would (the user code is what the client shows).
+// golang.org/x/oauth2 as the client, used as its documentation shows: a
+// fixed client_id (FixedClientID), no box-specific field, DeviceAuth then
+// DeviceAccessToken (RFC 8628 §3.1: the box makes an unknown client_id a
+// new public client). approve must then approve the request named handle
+// the way the owner would (the user code is what the client shows).
 // Then it polls with DeviceAccessToken, calls protected, refreshes, replays
 // the old refresh token and checks that the grant is gone.
 //
@@ -37,7 +39,7 @@ func DeviceFlow(t testing.TB, box, protected string, hc *http.Client,
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cfg := &oauth2.Config{
-		ClientID: firstClientID(t, ctx, hc, box),
+		ClientID: FixedClientID,
 		Endpoint: oauth2.Endpoint{
 			TokenURL:      box + "/token",
 			DeviceAuthURL: box + "/oauth/device_authorization",
@@ -45,7 +47,7 @@ func DeviceFlow(t testing.TB, box, protected string, hc *http.Client,
 		},
 		Scopes: []string{"phone:read", "phone:control"},
 	}
-	da, err := cfg.DeviceAuth(ctx, oauth2.SetAuthURLParam("client_name", "e2e script"))
+	da, err := cfg.DeviceAuth(ctx)
 	if err != nil {
 		t.Fatalf("DeviceAuth: %v", err)
 	}
@@ -98,25 +100,4 @@ func DeviceFlow(t testing.TB, box, protected string, hc *http.Client,
 	if got := call(tok2.AccessToken); got != http.StatusUnauthorized {
 		t.Fatalf("bearer check after reuse = %d, want 401", got)
 	}
-}
-
-// firstClientID asks for approval by hand and returns the client_id the box
-// answered.
-func firstClientID(t testing.TB, ctx context.Context, hc *http.Client, box string) string {
-	t.Helper()
-	form := url.Values{"client_name": {"e2e script"}, "scope": {"phone:read phone:control"}}
-	req, _ := http.NewRequestWithContext(ctx, "POST", box+"/oauth/device_authorization", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("device authorization: %v", err)
-	}
-	defer resp.Body.Close()
-	var a struct {
-		ClientID string `json:"client_id"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != http.StatusOK || a.ClientID == "" {
-		t.Fatalf("device authorization = %d, client_id %q, %v", resp.StatusCode, a.ClientID, err)
-	}
-	return a.ClientID
 }
