@@ -81,17 +81,20 @@ func New(cfg Config) (*Handler, error) {
 }
 
 // Routes registers /mcp on mux behind auth (oauth.Server.Middleware; nil
-// only in tests that inject a caller themselves).
+// only in tests that inject a caller themselves), with CORS outside it so
+// a browser's preflight is answered without credentials.
 func (h *Handler) Routes(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
 	var next http.Handler = h
 	if auth != nil {
 		next = auth(next)
 	}
-	mux.Handle("/mcp", next)
+	mux.Handle("/mcp", oauth.CORS(next))
 }
 
 // ServeHTTP serves one MCP request. GET and DELETE are 405 (no sessions,
-// no server-sent stream); bodies over MaxBody are 413.
+// no server-sent stream); bodies over MaxBody are 413; an unknown
+// MCP-Protocol-Version is 400; a missing scope of a browser-flow client
+// is 403 (see stepUp).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -102,6 +105,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Request bodies are limited to 64 KiB.", http.StatusRequestEntityTooLarge)
 		return
 	}
+	if !checkProtocolVersion(w, r) || h.stepUp(w, r) {
+		return
+	}
+	acceptJSON(r)
 	h.http.ServeHTTP(w, r)
 }
 
