@@ -31,13 +31,14 @@ set -eu
 #   python3-wheel python3-pip
 #   python3-wheel-whl                 pip install ./packages/sdk-python, offline, into a venv over Debian's
 #                                     packages or a plain one (scripts/test-python-install.sh)
+#   python3-mypy                      mypy --strict on the Python SDK (make lint)
 #   (lint) shellcheck                 the Buildroot tree's scripts (buildroot/check-tree.sh, in CI)
 #   nodejs npm                        the Node MCP client test (if the machine has none)
 #   make git ca-certificates          the build itself, Go module downloads
 PACKAGES="gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libturbojpeg0-dev libturbojpeg0-dev:arm64
 qemu-user-static qemu-system-arm ipxe-qemu kmod genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
 device-tree-compiler binutils fdisk debian-archive-keyring bsdextrautils curl openssl file iproute2
-make git ca-certificates python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip shellcheck"
+make git ca-certificates python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip python3-mypy shellcheck"
 command -v python3 >/dev/null || PACKAGES="$PACKAGES python3"
 { command -v node && command -v npm; } >/dev/null || PACKAGES="$PACKAGES nodejs npm"
 

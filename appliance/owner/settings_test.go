@@ -201,7 +201,7 @@ func TestTailnetLinkedLogin(t *testing.T) {
 		t.Fatalf("unlinked alice: at %s %s", res.Request.URL.Path, ownertest.Text(body))
 	}
 	ownertest.Login(t, alice, base, testPass)
-	res, body = ownertest.Get(t, alice, base, "/settings")
+	_, body = ownertest.Get(t, alice, base, "/settings")
 	if !strings.Contains(body, "Link my tailnet login (alice@example.com)") {
 		t.Fatalf("settings for alice lacks the link button: %s", ownertest.Text(body))
 	}

@@ -104,7 +104,6 @@ type parser struct {
 	usages      []localUsage
 	usageMin    *localUsage
 	collections []uint32 // usage of each open collection
-	apps        []bool   // whether each open collection is an application
 	app         []uint32 // application usage in effect per depth
 	idZero      bool     // a Main item came before any Report ID
 }
@@ -201,7 +200,7 @@ func (p *parser) main(tag uint8, data raw) error {
 		return nil
 	case tagEndCollection:
 		if len(p.collections) == 0 {
-			return fmt.Errorf("End Collection without an open Collection (unbalanced collections)")
+			return fmt.Errorf("an End Collection without an open Collection (unbalanced collections)")
 		}
 		p.collections = p.collections[:len(p.collections)-1]
 		p.app = p.app[:len(p.app)-1]
@@ -225,7 +224,7 @@ func (p *parser) clearLocals() {
 // resolve completes the local usages with the current usage page.
 func (p *parser) resolve() ([]uint32, error) {
 	if p.usageMin != nil {
-		return nil, fmt.Errorf("Usage Minimum 0x%x without a Usage Maximum", p.usageMin.v)
+		return nil, fmt.Errorf("a Usage Minimum 0x%x without a Usage Maximum", p.usageMin.v)
 	}
 	us := make([]uint32, len(p.usages))
 	for i, u := range p.usages {
@@ -283,7 +282,7 @@ func (p *parser) global(tag uint8, data raw) error {
 	switch tag {
 	case tagUsagePage:
 		if data.v > math.MaxUint16 {
-			return fmt.Errorf("Usage Page 0x%x does not fit 16 bits", data.v)
+			return fmt.Errorf("the Usage Page 0x%x does not fit 16 bits", data.v)
 		}
 		p.g.page = uint16(data.v)
 	case tagLogicalMin:
@@ -306,28 +305,28 @@ func (p *parser) global(tag uint8, data raw) error {
 		p.g.unit = data.v
 	case tagReportSize:
 		if data.v > MaxReportBytes*8 {
-			return fmt.Errorf("Report Size %d is larger than a report may be", data.v)
+			return fmt.Errorf("the Report Size %d is larger than a report may be", data.v)
 		}
 		p.g.size = int(data.v)
 	case tagReportID:
 		if data.v == 0 || data.v > math.MaxUint8 {
-			return fmt.Errorf("Report ID %d is outside 1..255", data.v)
+			return fmt.Errorf("the Report ID %d is outside 1..255", data.v)
 		}
 		p.g.id = uint8(data.v)
 		p.d.UsesReportIDs = true
 	case tagReportCount:
 		if data.v > MaxUsages {
-			return fmt.Errorf("Report Count %d is larger than %d", data.v, MaxUsages)
+			return fmt.Errorf("the Report Count %d is larger than %d", data.v, MaxUsages)
 		}
 		p.g.count = int(data.v)
 	case tagPush:
 		if len(p.stack) == maxDepth {
-			return fmt.Errorf("Push nests deeper than %d", maxDepth)
+			return fmt.Errorf("a Push nests deeper than %d", maxDepth)
 		}
 		p.stack = append(p.stack, p.g)
 	case tagPop:
 		if len(p.stack) == 0 {
-			return fmt.Errorf("Pop without a matching Push")
+			return fmt.Errorf("a Pop without a matching Push")
 		}
 		p.g = p.stack[len(p.stack)-1]
 		p.stack = p.stack[:len(p.stack)-1]
@@ -353,14 +352,14 @@ func (p *parser) local(tag uint8, data raw) error {
 	case tagUsageMax:
 		lo := p.usageMin
 		if lo == nil {
-			return fmt.Errorf("Usage Maximum 0x%x without a Usage Minimum", u.v)
+			return fmt.Errorf("a Usage Maximum 0x%x without a Usage Minimum", u.v)
 		}
 		p.usageMin = nil
 		if lo.ext != u.ext || (lo.ext && lo.v>>16 != u.v>>16) {
-			return fmt.Errorf("Usage Minimum 0x%x and Maximum 0x%x are on different pages", lo.v, u.v)
+			return fmt.Errorf("the Usage Minimum 0x%x and Maximum 0x%x are on different pages", lo.v, u.v)
 		}
 		if u.v < lo.v {
-			return fmt.Errorf("Usage Maximum 0x%x is below Usage Minimum 0x%x", u.v, lo.v)
+			return fmt.Errorf("the Usage Maximum 0x%x is below Usage Minimum 0x%x", u.v, lo.v)
 		}
 		if uint64(u.v-lo.v)+1+uint64(len(p.usages)) > MaxUsages {
 			return fmt.Errorf("usage range 0x%x..0x%x makes more than %d usages", lo.v, u.v, MaxUsages)

@@ -115,7 +115,6 @@ func TestFiles(t *testing.T) {
 	t.Parallel()
 	need(t, "mkfs.vfat", "mcopy", "mtype", "mke2fs", "debugfs")
 	dir := t.TempDir()
-	const mib = 1 << 20
 	bootImg, dataImg := filepath.Join(dir, "boot.vfat"), filepath.Join(dir, "data.ext4")
 	run(t, "mkfs.vfat", "-C", "-F", "32", "-s", "1", bootImg, "65536")
 	src := filepath.Join(dir, "setup-code.txt")

@@ -62,7 +62,7 @@ func DeviceFlow(t testing.TB, box, protected string, hc *http.Client,
 	if err != nil {
 		t.Fatalf("DeviceAccessToken: %v", err)
 	}
-	if tok.RefreshToken == "" || tok.Expiry.Sub(time.Now()) > 15*time.Minute {
+	if tok.RefreshToken == "" || time.Until(tok.Expiry) > 15*time.Minute {
 		t.Fatalf("token %+v", tok)
 	}
 	call := func(access string) int {

@@ -273,14 +273,14 @@ def cmd_pair(args: Sequence[str], out: TextIO, err: TextIO, stdin: TextIO, env: 
 
     box = Box(url, store=st)
     try:
-        e = box.pair(pin=fl["pin"] or None, client_name=fl["name"] or default_client_name(),
-                     scopes=fl["scope"].split(), confirm=None if fl["pin"] else confirm, prompt=prompt)
+        paired = box.pair(pin=fl["pin"] or None, client_name=fl["name"] or default_client_name(),
+                          scopes=fl["scope"].split(), confirm=None if fl["pin"] else confirm, prompt=prompt)
     except OpenloloError as x:
         raise client_exit(x) from None
-    print("Paired with %s as %s." % (e.url, json.dumps(e.client_name, ensure_ascii=False)), file=out)
+    print("Paired with %s as %s." % (paired.url, json.dumps(paired.client_name, ensure_ascii=False)), file=out)
     print("  box:         %s\n  pin:         %s\n  fingerprint: %s\n  client_id:   %s\n  scope:       %s\n  entry:       %s\n  stored in:   %s"
-          % (e.name, e.pin, e.fingerprint, e.client_id, e.scope, e.entry, st.path), file=out)
-    print("Try: %s call %s openlolo_status" % (PROG, e.url[len("https://"):]), file=out)
+          % (paired.name, paired.pin, paired.fingerprint, paired.client_id, paired.scope, paired.entry, st.path), file=out)
+    print("Try: %s call %s openlolo_status" % (PROG, paired.url[len("https://"):]), file=out)
 
 
 def write_image(path: str, img: Image) -> str:
