@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -281,6 +280,3 @@ func retar(t *testing.T, b []byte, edit func(*tar.Header), extra *tar.Header, da
 	tw.Close()
 	return buf.Bytes()
 }
-
-// sha is the hex SHA-256 of b.
-func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
