@@ -302,4 +302,3 @@ func readValue(d *xml.Decoder, se xml.StartElement, depth int) (any, error) {
 
 // keyName marks a <key> while a dictionary is read; it never escapes.
 type keyName string
-

@@ -148,4 +148,3 @@ func WriteMessage(w io.Writer, m Message) error {
 	}
 	return nil
 }
-
