@@ -262,4 +262,3 @@ func (s *Server) handle(conn net.Conn) {
 		}
 	}
 }
-
