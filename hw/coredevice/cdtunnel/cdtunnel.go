@@ -179,9 +179,9 @@ func maskBits(m netip.Addr) int {
 // Packet limits: IPv6's minimum MTU, and the largest packet the 16-bit
 // payload length allows.
 const (
-	MinMTU       = 1280
-	ipv6Header   = 40
-	MaxPacket    = ipv6Header + 0xFFFF
+	MinMTU     = 1280
+	ipv6Header = 40
+	MaxPacket  = ipv6Header + 0xFFFF
 )
 
 // PacketReader splits the tunnel stream into IPv6 packets.

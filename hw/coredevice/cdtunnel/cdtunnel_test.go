@@ -63,7 +63,9 @@ func TestMalformedHandshake(t *testing.T) {
 		WriteFrame(&b, []byte(s))
 		return b.Bytes()
 	}
-	sub := func(old, new string) []byte { return frame(string(bytes.Replace([]byte(replyJSON), []byte(old), []byte(new), 1))) }
+	sub := func(old, new string) []byte {
+		return frame(string(bytes.Replace([]byte(replyJSON), []byte(old), []byte(new), 1)))
+	}
 	for name, in := range map[string][]byte{
 		"wrong magic":    append([]byte("CDTunnex\x00\x02"), "{}"...),
 		"not json":       frame("{"),
