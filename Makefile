@@ -28,7 +28,7 @@ ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
-	test-kernel test-net image test-image buildroot-image update-bundle test-update
+	test-kernel test-net test-interop image test-image buildroot-image update-bundle test-update
 
 all: build
 
@@ -61,6 +61,13 @@ test-scripts: build arm64
 # end-to-end ones start bin/openlolo on the simulated phone.
 test-python: build
 	OPENLOLO_BIN=bin/openlolo python3 -m unittest discover -s packages/sdk-python/tests -v
+
+## test-interop: the iPhone protocol layers against go-ios v1.3.2 (a test-only module; the product never links go-ios)
+# go-ios and go-codesign are not in the checksum database; GOFLAGS=-mod=mod
+# lets the module pick up go.sum lines when the main module's dependencies move.
+test-interop:
+	cd hw/coredevice/interop && GOFLAGS=-mod=mod GONOSUMDB=github.com/danielpaulus/go-ios,github.com/aluedeke/go-codesign \
+		$(GO) test -count=1 ./...
 
 ## test-net: the remote entry over an offline tailnet (testcontrol + DERP) and mDNS, in network namespaces
 test-net:

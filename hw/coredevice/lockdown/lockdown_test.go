@@ -24,12 +24,11 @@ const udid = "00008110-000A1B2C3D4E5F60"
 func fakePhone(t *testing.T, dev *lockdowntest.Device) (*usbmux.Client, usbmux.Device) {
 	t.Helper()
 	srv := &usbmuxtest.Server{}
-	srv.Connect = func(id uint64, port uint16, conn net.Conn) {
+	srv.Connect = func(id uint64, port uint16) func(net.Conn) {
 		if port != lockdown.Port {
-			conn.Close()
-			return
+			return nil
 		}
-		dev.Serve(conn)
+		return dev.Serve
 	}
 	c := &usbmux.Client{Socket: srv.Start(t)}
 	d := usbmux.Device{ID: 3, UDID: udid, ConnectionType: "USB"}

@@ -68,10 +68,12 @@ func TestClient(t *testing.T) {
 	ctx := t.Context()
 	srv := &usbmuxtest.Server{}
 	var gotPort uint16
-	srv.Connect = func(id uint64, port uint16, conn net.Conn) {
+	srv.Connect = func(id uint64, port uint16) func(net.Conn) {
 		gotPort = port
-		io.Copy(conn, conn) // echo
-		conn.Close()
+		return func(conn net.Conn) {
+			io.Copy(conn, conn) // echo
+			conn.Close()
+		}
 	}
 	c := &usbmux.Client{Socket: srv.Start(t)}
 

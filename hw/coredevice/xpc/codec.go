@@ -269,23 +269,34 @@ func (d *decoder) object(depth int) (any, error) {
 		}
 		return UUID(p), nil
 	case typeArray:
-		body, count, err := d.container()
+		n, err := d.u32()
+		if err != nil {
+			return nil, err
+		}
+		count, err := d.u32()
 		if err != nil {
 			return nil, err
 		}
 		// Each element takes at least its 4-byte type tag.
-		if int(count) > len(body.b)/4 {
-			return nil, d.errorf("array of %d elements in %d bytes", count, len(body.b))
+		if int(count) > (len(d.b)-d.off)/4 {
+			return nil, d.errorf("array of %d elements in %d bytes", count, len(d.b)-d.off)
 		}
+		start := d.off
 		a := make([]any, 0, count)
 		for i := 0; i < int(count); i++ {
-			v, err := body.object(depth + 1)
+			v, err := d.object(depth + 1)
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
 			a = append(a, v)
 		}
-		return a, body.end()
+		// Devices count the count field in the length (go-ios's
+		// captured launch request does); go-ios v1.3.2 writes the
+		// elements' length alone. Read both, write the device's form.
+		if used := d.off - start; int(n) != used+4 && int(n) != used {
+			return nil, d.errorf("array length %d, its %d elements take %d bytes", n, count, used)
+		}
+		return a, nil
 	case typeDict:
 		body, count, err := d.container()
 		if err != nil {

@@ -109,6 +109,23 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestArrayLengthForms reads arrays whose length counts the count field
+// (devices) and whose length leaves it out (go-ios v1.3.2's encoder).
+func TestArrayLengthForms(t *testing.T) {
+	null := []byte{0, 0x10, 0, 0}
+	for _, n := range []byte{8, 4} {
+		arr := append([]byte{0, 0xe0, 0, 0, n, 0, 0, 0, 1, 0, 0, 0}, null...)
+		m, err := Unmarshal(mustRaw(t, dictWith(arr)))
+		if err != nil {
+			t.Errorf("length %d: %v", n, err)
+			continue
+		}
+		if a := m.Body.Array("k"); len(a) != 1 || a[0] != nil {
+			t.Errorf("length %d: %#v", n, a)
+		}
+	}
+}
+
 func TestMapSortsKeys(t *testing.T) {
 	a, err := AppendObject(nil, map[string]any{"b": int64(1), "a": "x"})
 	if err != nil {
@@ -167,6 +184,8 @@ func TestMalformed(t *testing.T) {
 		{"data past the end", mustRaw(t, dictWith(le.AppendUint32(le.AppendUint32(nil, typeData), 1000)))},
 		{"extra bytes in dict", mustRaw(t, []byte{0, 0xf0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4})},
 		{"too deep", mustRaw(t, dictWith(deep))},
+		{"array length wrong", mustRaw(t, dictWith([]byte{0, 0xe0, 0, 0, 100, 0, 0, 0, 1, 0, 0, 0, 0, 0x10, 0, 0}))},
+		{"array count too large", mustRaw(t, dictWith([]byte{0, 0xe0, 0, 0, 8, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0x10, 0, 0}))},
 		{"file transfer without size", mustRaw(t, dictWith(append(le.AppendUint64(le.AppendUint32(nil, typeFileTransfer), 1), 0, 0xf0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0)))},
 	}
 	for _, tt := range tests {

@@ -4,8 +4,12 @@
 package lockdowntest
 
 import (
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
+	_ "crypto/sha1"
+	_ "crypto/sha256"
+	_ "crypto/sha512"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -164,6 +168,7 @@ func (d *Device) value(domain, key string) (any, bool) {
 		{Key: "ProductType", Value: d.ProductType},
 		{Key: "ProductVersion", Value: d.ProductVersion},
 		{Key: "UniqueDeviceID", Value: d.UDID},
+		{Key: "WiFiAddress", Value: "f0:99:b6:00:00:01"},
 	}
 	if key == "" {
 		return all, true
@@ -216,11 +221,37 @@ func (d *Device) accept(rec plist.Dict) (hostRecord, error) {
 		return hostRecord{}, errors.New("device certificate is not for this device's key")
 	}
 	for _, c := range []*x509.Certificate{dev, host} {
-		if err := c.CheckSignatureFrom(root); err != nil {
+		if err := signedBy(c, root); err != nil {
 			return hostRecord{}, err
 		}
 	}
 	return hostRecord{root: root, device: tls.Certificate{Certificate: [][]byte{dev.Raw}, PrivateKey: d.key}}, nil
+}
+
+// signedBy checks that root's key signed c. Unlike
+// x509.CheckSignatureFrom it takes SHA-1 signatures, as devices do: go-ios
+// and older libimobiledevice sign pair records with SHA1WithRSA.
+func signedBy(c, root *x509.Certificate) error {
+	pub, ok := root.PublicKey.(*rsa.PublicKey)
+	if !ok {
+		return errors.New("root key is not RSA")
+	}
+	var h crypto.Hash
+	switch c.SignatureAlgorithm {
+	case x509.SHA1WithRSA:
+		h = crypto.SHA1
+	case x509.SHA256WithRSA:
+		h = crypto.SHA256
+	case x509.SHA384WithRSA:
+		h = crypto.SHA384
+	case x509.SHA512WithRSA:
+		h = crypto.SHA512
+	default:
+		return fmt.Errorf("signature algorithm %v", c.SignatureAlgorithm)
+	}
+	d := h.New()
+	d.Write(c.RawTBSCertificate)
+	return rsa.VerifyPKCS1v15(pub, h, d.Sum(nil), c.Signature)
 }
 
 // serverTLS runs the device side of a session's TLS: our certificate is
@@ -235,7 +266,7 @@ func (d *Device) serverTLS(conn net.Conn, hr hostRecord) (*tls.Conn, error) {
 			if err != nil {
 				return err
 			}
-			return c.CheckSignatureFrom(hr.root)
+			return signedBy(c, hr.root)
 		},
 	})
 	if err := tc.Handshake(); err != nil {

@@ -16,11 +16,13 @@ import (
 // Server is a fake usbmuxd. Set its fields before Start; use the methods
 // to change devices while it runs.
 type Server struct {
-	// Connect serves a stream that a client opened to port on device id
-	// (after the Result was sent). Nil refuses every Connect (result 3).
+	// Connect returns the handler for a stream a client opens to port on
+	// device id, or nil to refuse it (result 3, as usbmuxd answers for a
+	// port nobody listens on). The handler runs after the Result is sent.
+	// A nil Connect refuses every Connect.
 	// The stream is closed at cleanup, and the server waits for Connect
 	// to return.
-	Connect func(id uint64, port uint16, conn net.Conn)
+	Connect func(id uint64, port uint16) func(conn net.Conn)
 
 	mu      sync.Mutex
 	devices []usbmux.Device
@@ -243,10 +245,14 @@ func (s *Server) handle(conn net.Conn) {
 				found = found || d.ID == id
 			}
 			s.mu.Unlock()
+			var serve func(net.Conn)
+			if found && s.Connect != nil {
+				serve = s.Connect(id, port)
+			}
 			switch {
 			case !found:
 				usbmux.WriteMessage(conn, tag, result(usbmux.ResultBadDevice))
-			case s.Connect == nil:
+			case serve == nil:
 				usbmux.WriteMessage(conn, tag, result(usbmux.ResultConnRefused))
 			default:
 				usbmux.WriteMessage(conn, tag, result(usbmux.ResultOK))
@@ -254,7 +260,7 @@ func (s *Server) handle(conn net.Conn) {
 				s.streams[conn] = true
 				s.mu.Unlock()
 				closeConn = false
-				s.Connect(id, port, conn)
+				serve(conn)
 				return
 			}
 		default:
