@@ -207,6 +207,19 @@ class Box:
         self._ids = itertools.count(1)
         self._meta: Optional[Dict[str, Any]] = None
 
+    def close(self) -> None:
+        """Close the box's idle connections (the next call opens a new one)."""
+        with self._lock:
+            t = self._transport
+        if t is not None:
+            t.close()
+
+    def __enter__(self) -> "Box":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # ---------------------------------------------------------------- pairing
 
     @property
@@ -327,7 +340,9 @@ class Box:
                 )
                 self.store.put(entry)
                 with self._lock:
-                    self._entry, self._transport = entry, t
+                    old, self._entry, self._transport = self._transport, entry, t
+                if old is not None and old is not t:
+                    old.close()
                 return entry
             if expires_in > 0 and self._clock() > deadline:
                 raise ExpiredToken()

@@ -10,10 +10,13 @@ proxy variables are not consulted (the box is on the LAN or the tailnet).
 from __future__ import annotations
 
 import http.client
+import select
 import socket
 import ssl
+import threading
 import urllib.parse
-from typing import Dict, NamedTuple, Optional, Tuple
+import weakref
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .errors import PinMismatch, TransportError
 from .pin import Pin, fingerprint_hex, parse_pin
@@ -127,18 +130,59 @@ class _Connection(http.client.HTTPSConnection):
 
 class Transport:
     """Requests to one box. pin: the leaf or SPKI pin (None: CA verification
-    with the host name, for tailnet boxes)."""
+    with the host name, for tailnet boxes).
 
-    def __init__(self, url: str, pin: Optional[str], timeout: float = 30.0) -> None:
+    Connections are kept alive and reused: one call after another goes over
+    one TLS connection (its certificate checked once, at the handshake). A
+    request takes an idle connection or opens a new one, so calls from
+    several threads (a watch long poll beside taps) run side by side on
+    their own connections, and at most ``max_idle`` stay open between calls.
+    An idle connection the box has closed meanwhile is noticed before
+    anything is sent on it, and the request goes on a new one.
+    """
+
+    def __init__(self, url: str, pin: Optional[str], timeout: float = 30.0, max_idle: int = 2) -> None:
         self.url = url
         self.host, self.port = host_port(url)
         self.timeout = timeout
+        self.max_idle = max_idle
         self.pin: Optional[Pin] = parse_pin(pin) if pin else None
         if self.pin is not None:
             self._ctx = _pinned_context()
         else:
             self._ctx = ssl.create_default_context()
             self._ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        self._lock = threading.Lock()
+        self._idle: List[_Connection] = []
+        # The idle connections are closed when the transport is collected.
+        weakref.finalize(self, _close_all, self._idle, self._lock)
+
+    def handshakes(self) -> int:
+        """How many TLS handshakes this transport has started (OpenSSL's own
+        count for its context)."""
+        return int(self._ctx.session_stats().get("connect", 0))
+
+    def close(self) -> None:
+        """Close the idle connections (a later request opens a new one)."""
+        _close_all(self._idle, self._lock)
+
+    def _take(self) -> Optional[_Connection]:
+        """An idle connection that is still open, or None."""
+        while True:
+            with self._lock:
+                if not self._idle:
+                    return None
+                conn = self._idle.pop()
+            if _usable(conn):
+                return conn
+            conn.close()  # the box closed it while it was idle
+
+    def _give_back(self, conn: _Connection) -> None:
+        with self._lock:
+            if len(self._idle) < self.max_idle:
+                self._idle.append(conn)
+                return
+        conn.close()
 
     def request(
         self,
@@ -148,23 +192,78 @@ class Transport:
         headers: Optional[Dict[str, str]] = None,
         timeout: Optional[float] = None,
     ) -> Response:
-        """Send one request on a new connection (pin checked) and read the
-        whole answer. TransportError when no answer came; PinMismatch when
-        the certificate is not the pinned one."""
-        conn = _Connection(self.host, self.port, timeout or self.timeout, self._ctx, self.pin)
+        """Send one request (on a kept-alive connection when one is idle;
+        the pin is checked at every handshake) and read the whole answer.
+        TransportError when no answer came; PinMismatch when the
+        certificate is not the pinned one.
+
+        A request is sent once: it goes on a new connection only when
+        sending it on a reused one failed (the box had closed it, so it saw
+        nothing). Once sent, a connection lost before the answer is a
+        TransportError whatever the method; Box.mutate then retries with the
+        same operation_id, which the box answers from its journal.
+        """
+        t = timeout or self.timeout
         h = {"User-Agent": USER_AGENT}
         if headers:
             h.update(headers)
+        conn = self._take()
+        sent = False
+        if conn is not None:
+            assert conn.sock is not None
+            conn.sock.settimeout(t)
+            try:
+                conn.request(method, path, body=body, headers=h)
+                sent = True
+            except (OSError, http.client.HTTPException):
+                conn.close()  # closed by the box just now: nothing reached it
+        if not sent:
+            conn = _Connection(self.host, self.port, t, self._ctx, self.pin)
+        assert conn is not None
         try:
-            conn.request(method, path, body=body, headers=h)
+            if not sent:
+                conn.request(method, path, body=body, headers=h)
             resp = conn.getresponse()
-            data = resp.read(64 << 20)
-            return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
+            data = resp.read(_MAX_BODY)
+            ans = Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
         except PinMismatch:
+            conn.close()
             raise
         except ssl.SSLCertVerificationError as e:
+            conn.close()
             raise TransportError("%s %s: certificate not trusted: %s" % (method, self.url + path, e)) from e
         except (OSError, http.client.HTTPException, ssl.SSLError) as e:
-            raise TransportError("%s %s: %s" % (method, self.url + path, e)) from e
-        finally:
             conn.close()
+            raise TransportError("%s %s: %s" % (method, self.url + path, e)) from e
+        if resp.isclosed() and not resp.will_close and conn.sock is not None:
+            self._give_back(conn)
+        else:
+            conn.close()  # the box asked to close, or the body was not read whole
+        return ans
+
+
+# The most an answer may carry (a 4096-pixel PNG screenshot is well below).
+_MAX_BODY = 64 << 20
+
+
+def _usable(conn: _Connection) -> bool:
+    """Whether an idle connection can carry a request: still open, and
+    nothing to read on it (an idle box sends nothing but its close)."""
+    sock = conn.sock
+    if sock is None:
+        return False
+    if isinstance(sock, ssl.SSLSocket) and sock.pending():
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return False
+    return not readable
+
+
+def _close_all(conns: List[_Connection], lock: threading.Lock) -> None:
+    with lock:
+        idle = list(conns)
+        conns.clear()
+    for c in idle:
+        c.close()

@@ -90,6 +90,37 @@ class FakeBox:
         self.metadata_grants = ["refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]
         self.sse = False  # answer /mcp as an event stream
         self.watch_expire_cursor = ""
+        self.connections: List[Any] = []  # the open client sockets, oldest first
+        self.accepted = 0  # connections accepted so far
+        self.finished = 0  # connections whose handler has ended
+        self.closed = threading.Condition(self.lock)
+
+    def close_connections(self, reset: bool = False) -> int:
+        """Close every open client connection, as a box does with idle ones
+        (reset: abort it with a TCP RST instead of a clean close), and wait
+        until they are closed. Returns how many it closed."""
+        import socket
+        import struct
+        import time
+
+        with self.lock:
+            conns, self.connections = self.connections, []
+            want = self.finished + len(conns)
+        for c in conns:
+            try:
+                if reset:
+                    # Reading stops; the handler's close then sends the RST.
+                    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    c.shutdown(socket.SHUT_RD)
+                else:
+                    c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        deadline = time.monotonic() + 10
+        with self.closed:
+            while self.finished < want and time.monotonic() < deadline:
+                self.closed.wait(0.1)
+        return len(conns)
 
     # --- OAuth ---
 
@@ -117,6 +148,27 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        fb = self.server.fb
+        with fb.lock:
+            fb.connections.append(self.connection)
+            fb.accepted += 1
+
+    def finish(self) -> None:
+        fb = self.server.fb
+        with fb.lock:
+            if self.connection in fb.connections:
+                fb.connections.remove(self.connection)
+        try:
+            super().finish()
+        except OSError:
+            pass  # closed under it by close_connections
+        self.connection.close()
+        with fb.lock:
+            fb.finished += 1
+            fb.closed.notify_all()
 
     def _json(self, status: int, doc: Any, headers: Optional[Dict[str, str]] = None) -> None:
         body = json.dumps(doc).encode()

@@ -384,6 +384,99 @@ class ClientTest(unittest.TestCase):
             box.key("a")
         self.assertIn("dropped twice", str(cm.exception))
 
+    # --- keep-alive ---
+
+    def _taps(self) -> List[Dict[str, Any]]:
+        return [c for c in self.fb.mcp_calls if c["params"].get("name") == "openlolo_tap"]
+
+    def test_calls_reuse_one_connection(self) -> None:
+        box = self.paired_box()
+        opened, shakes = self.fb.accepted, box._t().handshakes()
+        for _ in range(10):
+            self.assertEqual(box.status()["status"], "ok")
+        shot = box.screenshot()
+        box.tap(shot.frame, 0.5, 0.5)
+        self.assertEqual(self.fb.accepted, opened, "calls after pairing opened new connections")
+        self.assertEqual(box._t().handshakes(), shakes)
+        box.close()
+        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(self.fb.accepted, opened + 1)
+
+    def test_idle_connection_closed_by_the_box_is_replaced(self) -> None:
+        from openlolo.transport import _usable
+
+        box = self.paired_box()
+        shot = box.screenshot()
+        opened, taps = self.fb.accepted, len(self._taps())
+        idle = box._t()._idle
+        self.assertEqual(len(idle), 1)
+        self.assertTrue(_usable(idle[0]))
+        self.assertEqual(self.fb.close_connections(), 1)
+        self.assertFalse(_usable(idle[0]), "a connection the box closed looks usable")
+        res = box.call_tool("openlolo_tap", {"frame_id": shot.frame.id, "geometry_epoch": shot.frame.epoch,
+                                             "x": 0.5, "y": 0.5, "operation_id": "op-idle"})
+        self.assertEqual(res.status, "ok")
+        self.assertEqual(self.fb.accepted, opened + 1)
+        self.assertEqual(len(self._taps()), taps + 1, "the tap was sent more than once")
+
+    def test_reset_connection_found_when_sending_is_replaced(self) -> None:
+        # The box resets the connection just after the idle check passed:
+        # sending fails, so the box saw nothing and the request goes on a
+        # new connection, once.
+        from unittest import mock
+
+        import openlolo.transport as transport
+
+        box = self.paired_box()
+        shot = box.screenshot()
+        opened, taps = self.fb.accepted, len(self._taps())
+        self.fb.close_connections(reset=True)
+        with mock.patch.object(transport, "_usable", lambda conn: conn.sock is not None):
+            self.assertEqual(box.call_tool("openlolo_tap", {"frame_id": shot.frame.id, "geometry_epoch": shot.frame.epoch,
+                                                            "x": 0.5, "y": 0.5, "operation_id": "op-reset"}).status, "ok")
+        self.assertEqual(self.fb.accepted, opened + 1)
+        self.assertEqual([c["params"]["arguments"]["operation_id"] for c in self._taps()[taps:]], ["op-reset"])
+
+    def test_answer_lost_on_a_kept_alive_connection_is_not_resent(self) -> None:
+        # The box read the tap and closed the connection without answering:
+        # it may have run. The transport does not send it again by itself;
+        # mutate sends it once more with the same operation_id, which the
+        # box answers from its journal.
+        box = self.paired_box()
+        shot = box.screenshot()
+        opened, taps = self.fb.accepted, len(self._taps())
+        self.fb.drop["openlolo_tap"] = 1
+        args = {"frame_id": shot.frame.id, "geometry_epoch": shot.frame.epoch, "x": 0.5, "y": 0.5, "operation_id": "op-lost"}
+        with self.assertRaises(openlolo.TransportError):
+            box.call_tool("openlolo_tap", args)
+        self.assertEqual(self.fb.accepted, opened, "the tap did not go on the kept-alive connection")
+        self.assertEqual(len(self._taps()), taps + 1, "the transport sent the tap again")
+        self.fb.drop["openlolo_tap"] = 1
+        box.tap(shot.frame, 0.5, 0.5, operation_id="op-lost-2")
+        self.assertEqual([c["params"]["arguments"]["operation_id"] for c in self._taps()[taps + 1:]], ["op-lost-2", "op-lost-2"])
+
+    def test_threads_get_their_own_connections(self) -> None:
+        import threading
+
+        box = self.paired_box()
+        errors: List[BaseException] = []
+
+        def work() -> None:
+            try:
+                for _ in range(5):
+                    box.status()
+            except BaseException as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        self.assertEqual(errors, [])
+        self.assertEqual(len([c for c in self.fb.mcp_calls if c["params"].get("name") == "openlolo_status"]), 20)
+        self.assertLessEqual(len(box._t()._idle), box._t().max_idle)
+
     def test_call_by_name(self) -> None:
         box = self.paired_box()
         sc = box.call("launch_app", bundle_id="com.apple.mobilenotes")

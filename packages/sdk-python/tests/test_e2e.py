@@ -318,6 +318,29 @@ class E2ETest(unittest.TestCase):
         r = self.go("call", self.box.url, "openlolo_status")
         self.assertEqual(r.returncode, 3, r.stderr)
 
+    def test_calls_share_one_tls_connection_and_reconnect_after_a_restart(self) -> None:
+        box = self.pair("keepalive.py on ci")
+        t = box._t()
+        before = t.handshakes()
+        for _ in range(10):
+            self.assertEqual(box.status()["status"], "ok")
+        shot = box.screenshot(format="png", max_size=852)
+        self.assertEqual(box.tap(shot.frame, 0.5, 0.95, observe=False).status, "ok")
+        box.rpc("ping")
+        self.assertEqual(t.handshakes(), before, "calls on a paired box opened new TLS connections")
+        # The box restarts, closing the idle connection: the next call goes
+        # on one new connection, and a tap after it runs once.
+        port = self.box.port
+        self.box.stop()
+        self.box = boxproc.BoxProcess(self.state, port=port)
+        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(t.handshakes(), before + 1)
+        shot = box.screenshot(format="png", max_size=852)
+        res = box.tap(shot.frame, 0.5, 0.95, observe=False)
+        self.assertEqual((res.status, res.structured.get("replayed")), ("ok", None))
+        self.assertEqual(t.handshakes(), before + 1)
+        box.close()
+
     def test_revoked_grant(self) -> None:
         box = self.pair("revoked.py on ci")
         self.assertEqual(box.status()["status"], "ok")
