@@ -586,7 +586,10 @@ class PackageTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "egg_info", "--egg-base", d],
                            cwd=pkg, check=True, capture_output=True)
-            info = os.path.join(d, "openlolo.egg-info")
+            # openlolo.egg-info or openlolo_sdk.egg-info, after the distribution's name.
+            infos = [n for n in os.listdir(d) if n.endswith(".egg-info")]
+            self.assertEqual(len(infos), 1, infos)
+            info = os.path.join(d, infos[0])
             with open(os.path.join(info, "entry_points.txt")) as f:
                 self.assertIn("openlolo-sdk = openlolo.cli:run", f.read())
             with open(os.path.join(info, "SOURCES.txt")) as f:
