@@ -53,7 +53,7 @@ func (p *Pages) claimPost(w http.ResponseWriter, r *http.Request) {
 			"This form's security token is missing or out of date, so the box did not act on it. Reload the page and try again.", "Claim this box", "/claim")
 		return
 	}
-	release, now, ok := p.claimGate(w, r)
+	release, now, ok := p.claimGate(w, r, false)
 	if !ok {
 		return
 	}
@@ -112,34 +112,46 @@ var errClaimed = errors.New("owner: box already claimed")
 // wrongCode records a wrong setup code and locks claiming after the fifth
 // within the window.
 func (p *Pages) wrongCode(w http.ResponseWriter, r *http.Request, now time.Time) {
-	n, until, err := p.claimFailure(r.Context(), now)
+	n, until, all, err := p.claimFailure(r.Context(), r, now)
 	if err != nil {
 		p.internal(w, r, "record the failed claim", err)
 		return
 	}
 	p.log.Warn("owner: wrong setup code", "remote", r.RemoteAddr, "failures", n)
 	if !until.IsZero() {
-		p.locked(w, r, until)
+		p.locked(w, r, until, all)
 		return
 	}
 	p.showClaim(w, r, http.StatusForbidden, "That setup code is wrong. Check the code the box printed and type it again.", claimTries-n)
 }
 
-// locked answers 429 while claiming is locked.
-func (p *Pages) locked(w http.ResponseWriter, r *http.Request, until time.Time) {
+// locked answers 429 while claiming with the setup code is locked for r's
+// source, or for everyone (all), naming the ways through that prove
+// presence.
+func (p *Pages) locked(w http.ResponseWriter, r *http.Request, until time.Time, all bool) {
 	wait := until.Sub(p.now())
 	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+1)))
-	p.message(w, r, http.StatusTooManyRequests, "Claiming is locked",
-		fmt.Sprintf("Five wrong setup codes were typed within ten minutes, so the box stopped taking codes for a while. Try again after %s (in %s).",
-			until.UTC().Format("15:04:05 UTC"), span(wait)), "Try again", "/claim")
+	who := fmt.Sprintf("%d wrong setup codes were typed from this device", claimTries)
+	if all {
+		who = fmt.Sprintf("%d wrong setup codes were typed from across the network", claimTriesAll)
+	}
+	msg := fmt.Sprintf("%s within ten minutes, so the box stopped taking codes for a while. Try again after %s (in %s).",
+		who, until.UTC().Format("15:04:05 UTC"), span(wait))
+	if p.presence != nil {
+		msg += " If you are at the box, claim it with its button instead: the press proves you are there, and the lock does not apply."
+	}
+	msg += " On the box's console, openlolo owner reset-passphrase claims it too."
+	p.message(w, r, http.StatusTooManyRequests, "Claiming is locked", msg, "Try again", "/claim")
 }
 
 // claimGate is what every claim passes first, with the setup code or the
-// button: the box must be unclaimed and claiming not locked. It takes the
-// claim lock (one claim attempt at a time: the lock counts must not race,
-// and the passphrase hash takes 64 MiB) and returns its release; when it
-// returns false it has already answered.
-func (p *Pages) claimGate(w http.ResponseWriter, r *http.Request) (release func(), now time.Time, ok bool) {
+// button: the box must be unclaimed and, for the setup code, claiming not
+// locked for r's source nor for everyone (a button claim proves presence,
+// so no lock applies to it). It takes the claim lock (one claim attempt at
+// a time: the lock counts must not race, and the passphrase hash takes
+// 64 MiB) and returns its release; when it returns false it has already
+// answered.
+func (p *Pages) claimGate(w http.ResponseWriter, r *http.Request, button bool) (release func(), now time.Time, ok bool) {
 	ctx := r.Context()
 	claimed, err := p.claimed(ctx)
 	if err != nil {
@@ -154,15 +166,29 @@ func (p *Pages) claimGate(w http.ResponseWriter, r *http.Request) (release func(
 	p.hashMu <- struct{}{}
 	release = func() { <-p.hashMu }
 	now = p.now()
-	var until time.Time
-	if err := p.st.View(ctx, func(tx *store.Tx) (err error) { until, err = tx.OwnerLock(kindClaim); return err }); err != nil {
+	if button {
+		return release, now, true
+	}
+	var until, all time.Time
+	if err := p.st.View(ctx, func(tx *store.Tx) (err error) {
+		if until, err = tx.OwnerLock(bucket(kindClaim, sourceOf(r))); err != nil {
+			return err
+		}
+		all, err = tx.OwnerLock(kindClaim)
+		return err
+	}); err != nil {
 		release()
 		p.internal(w, r, "read the claim lock", err)
 		return nil, time.Time{}, false
 	}
-	if now.Before(until) {
+	switch {
+	case now.Before(until):
 		release()
-		p.locked(w, r, until)
+		p.locked(w, r, until, false)
+		return nil, time.Time{}, false
+	case now.Before(all):
+		release()
+		p.locked(w, r, all, true)
 		return nil, time.Time{}, false
 	}
 	return release, now, true

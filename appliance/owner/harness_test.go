@@ -84,7 +84,14 @@ func newBox(t *testing.T, o boxOpts) *box {
 		c, _ := oauth.CallerFrom(r.Context())
 		w.Write([]byte(c.ClientName))
 	})))
-	b.srv = httptest.NewTLSServer(mux)
+	// X-Test-Peer stands for the peer's address, so tests can speak from
+	// several sources (see peerClient).
+	b.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if peer := r.Header.Get("X-Test-Peer"); peer != "" {
+			r.RemoteAddr = peer
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(b.srv.Close)
 	b.url = b.srv.URL
 	return b
@@ -114,4 +121,23 @@ func noRedirect(c *http.Client) *http.Client {
 	n := *c
 	n.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &n
+}
+
+// peerClient is a new browser on the network at addr (host:port).
+func peerClient(t *testing.T, b *box, addr string) *http.Client {
+	t.Helper()
+	c := ownertest.NewClient(t, b.srv)
+	c.Transport = peerTransport{addr: addr, base: c.Transport}
+	return c
+}
+
+type peerTransport struct {
+	addr string
+	base http.RoundTripper
+}
+
+func (p peerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Test-Peer", p.addr)
+	return p.base.RoundTrip(r)
 }

@@ -2,10 +2,7 @@ package owner
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
-	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
 )
@@ -15,6 +12,10 @@ type loginPage struct {
 	basePage
 	Next  string
 	Error string
+	// Locked: the box stopped checking passphrases for this browser's
+	// source or for everyone; Button: it offers the button as a way
+	// through; Pressed: the button was pressed, this browser may try.
+	Locked, Button, Pressed bool
 }
 
 func (p *Pages) loginForm(w http.ResponseWriter, r *http.Request) {
@@ -33,12 +34,17 @@ func (p *Pages) loginForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) showLogin(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
+	p.showLoginPage(w, r, status, &loginPage{Next: next, Error: msg})
+}
+
+func (p *Pages) showLoginPage(w http.ResponseWriter, r *http.Request, status int, lp *loginPage) {
 	tok, err := preToken(w, r)
 	if err != nil {
 		p.internal(w, r, "make a form token", err)
 		return
 	}
-	p.render(w, r, status, "login", &loginPage{basePage: basePage{Title: "Log in", CSRF: tok}, Next: next, Error: msg})
+	lp.basePage = basePage{Title: "Log in", CSRF: tok}
+	p.render(w, r, status, "login", lp)
 }
 
 func (p *Pages) loginPost(w http.ResponseWriter, r *http.Request) {
@@ -66,38 +72,36 @@ func (p *Pages) loginPost(w http.ResponseWriter, r *http.Request) {
 	defer func() { <-p.hashMu }()
 
 	now := p.now()
-	var fails []time.Time
-	var o store.Owner
-	err := p.st.Update(ctx, func(tx *store.Tx) (err error) {
-		if fails, err = tx.OwnerFailuresSince(kindLogin, now.Add(-loginWindow)); err != nil {
-			return err
+	pass := p.hasPass(r, now)
+	if !pass {
+		until, all, err := p.loginLock(ctx, r, now)
+		if err != nil {
+			p.internal(w, r, "read the failed logins", err)
+			return
 		}
-		o, err = tx.Owner()
-		return err
-	})
-	if err != nil {
+		if !until.IsZero() {
+			p.lockedLogin(w, r, next, until, all)
+			return
+		}
+	}
+	var o store.Owner
+	if err := p.st.View(ctx, func(tx *store.Tx) (err error) { o, err = tx.Owner(); return err }); err != nil {
 		p.internal(w, r, "read the owner", err)
 		return
 	}
-	if len(fails) >= loginTries {
-		retry := fails[len(fails)-loginTries].Add(loginWindow)
-		wait := retry.Sub(now)
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+1)))
-		p.message(w, r, http.StatusTooManyRequests, "Too many tries",
-			fmt.Sprintf("The passphrase was wrong %d times within a minute, so the box stopped checking for a moment. Try again after %s (in %s).",
-				loginTries, retry.UTC().Format("15:04:05 UTC"), span(wait)), "Log in", "/login?next="+url.QueryEscape(next))
-		return
-	}
 	if !matches(o, r.PostFormValue("passphrase")) {
-		if err := p.st.Update(ctx, func(tx *store.Tx) error { return tx.InsertOwnerFailure(kindLogin, now) }); err != nil {
+		if err := p.st.Update(ctx, func(tx *store.Tx) error {
+			return tx.InsertOwnerFailure(bucket(kindLogin, sourceOf(r)), now)
+		}); err != nil {
 			p.internal(w, r, "record the failed login", err)
 			return
 		}
-		p.log.Warn("owner: wrong passphrase", "remote", r.RemoteAddr)
-		p.showLogin(w, r, http.StatusForbidden, next, "That passphrase is wrong.")
+		p.usePass(r, false)
+		p.log.Warn("owner: wrong passphrase", "remote", r.RemoteAddr, "button_pass", pass)
+		p.showLoginPage(w, r, http.StatusForbidden, &loginPage{Next: next, Error: "That passphrase is wrong.", Pressed: pass})
 		return
 	}
-	err = p.st.Update(ctx, func(tx *store.Tx) error {
+	err := p.st.Update(ctx, func(tx *store.Tx) error {
 		if _, err := tx.PruneOwnerSessions(now.Add(-SessionMax), now.Add(-SessionIdle)); err != nil {
 			return err
 		}
@@ -107,8 +111,9 @@ func (p *Pages) loginPost(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, "start the session", err)
 		return
 	}
+	p.usePass(r, true)
 	clearCookie(w, preCookieName)
-	p.log.Info("owner: logged in", "remote", r.RemoteAddr)
+	p.log.Info("owner: logged in", "remote", r.RemoteAddr, "button_pass", pass)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 

@@ -57,6 +57,7 @@ type buttonClaim struct {
 type presence struct {
 	mu    sync.Mutex
 	claim *buttonClaim // nil: none waiting
+	login *loginPass   // a browser let through the login lock; nil: none
 }
 
 // watchButton starts reading the button's presses when Config.Button is
@@ -96,7 +97,11 @@ func (p *Pages) pressed(ctx context.Context, at time.Time) {
 	c := ps.claim
 	now := p.now()
 	if c == nil || c.state != claimWaiting || !now.Before(c.until) {
-		p.log.Info("owner: button pressed; no claim is waiting for it")
+		if ps.pressedForLogin(now) {
+			p.log.Info("owner: button pressed; the waiting browser may log in past the lock")
+			return
+		}
+		p.log.Info("owner: button pressed; no claim or login is waiting for it")
 		return
 	}
 	err := p.st.Update(ctx, func(tx *store.Tx) error {
@@ -161,7 +166,7 @@ func (p *Pages) claimButtonPost(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/claim", http.StatusSeeOther)
 		return
 	}
-	release, now, ok := p.claimGate(w, r)
+	release, now, ok := p.claimGate(w, r, true)
 	if !ok {
 		return
 	}
@@ -171,14 +176,14 @@ func (p *Pages) claimButtonPost(w http.ResponseWriter, r *http.Request) {
 		// Someone else's claim waits: a press now would make them the
 		// owner, so the person at the box must not be invited to press.
 		// This counts as a failed claim, like a wrong code.
-		n, until, err := p.claimFailure(ctx, now)
+		n, until, all, err := p.claimFailure(ctx, r, now)
 		if err != nil {
 			p.internal(w, r, "record the failed claim", err)
 			return
 		}
 		p.log.Warn("owner: button claim refused: another one is waiting", "remote", r.RemoteAddr, "waiting_from", other.remote, "failures", n)
 		if !until.IsZero() {
-			p.locked(w, r, until)
+			p.locked(w, r, until, all)
 			return
 		}
 		w.Header().Set("Retry-After", fmt.Sprint(int(other.until.Sub(now).Seconds()+1)))
@@ -278,27 +283,40 @@ func (p *Pages) claimButtonWait(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// claimFailure records a failed claim and locks claiming after the fifth
-// within the window; it returns the failures counted and, when it locked,
-// until when.
-func (p *Pages) claimFailure(ctx context.Context, now time.Time) (n int, until time.Time, err error) {
+// claimFailure records a failed claim of r's source and locks claiming
+// with the setup code for that source after its fifth within the window,
+// or for everyone (all) after claimTriesAll from all sources; it returns
+// the source's failures counted and, when it locked, until when.
+func (p *Pages) claimFailure(ctx context.Context, r *http.Request, now time.Time) (n int, until time.Time, all bool, err error) {
+	src := bucket(kindClaim, sourceOf(r))
 	err = p.st.Update(ctx, func(tx *store.Tx) error {
-		if err := tx.InsertOwnerFailure(kindClaim, now); err != nil {
+		if err := tx.InsertOwnerFailure(src, now); err != nil {
 			return err
 		}
-		fails, err := tx.OwnerFailuresSince(kindClaim, now.Add(-claimWindow))
+		fails, err := tx.OwnerFailuresSince(src, now.Add(-claimWindow))
 		if err != nil {
 			return err
 		}
 		n = len(fails)
-		if n < claimTries {
-			return nil
-		}
-		until = now.Add(claimLock)
-		if err := tx.SetOwnerLock(kindClaim, until); err != nil {
+		total, err := tx.CountOwnerFailures(kindClaim, now.Add(-claimWindow))
+		if err != nil {
 			return err
 		}
-		return tx.DeleteOwnerFailures(kindClaim)
+		switch {
+		case n >= claimTries:
+			until = now.Add(claimLock)
+			if err := tx.SetOwnerLock(src, until); err != nil {
+				return err
+			}
+			return tx.DeleteOwnerFailures(src)
+		case total >= claimTriesAll:
+			until, all = now.Add(claimLock), true
+			if err := tx.SetOwnerLock(kindClaim, until); err != nil {
+				return err
+			}
+			return tx.DeleteOwnerFailures(kindClaim)
+		}
+		return nil
 	})
-	return n, until, err
+	return n, until, all, err
 }

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -225,10 +226,28 @@ func lifeName(l string) string {
 	return l
 }
 
-// localPath reports whether next is a path on this box, safe to redirect to.
+// localPath reports whether next is a path on this box, safe to redirect
+// to. Browsers parse a Location by the WHATWG URL rules, which drop tabs
+// and newlines anywhere, trim spaces and control characters, and read a
+// backslash as a slash: "/\t/evil.example" is "//evil.example" to them,
+// another host. So next must start with one slash not followed by a slash
+// or backslash, and hold only printable ASCII other than space and
+// backslash (anything else must come percent-encoded, as the box's own
+// links do).
 func localPath(next string) bool {
-	return strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") &&
-		!strings.ContainsAny(next, "\r\n")
+	if len(next) == 0 || len(next) > 4096 || next[0] != '/' {
+		return false
+	}
+	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+		return false
+	}
+	for i := 0; i < len(next); i++ {
+		if c := next[i]; c <= ' ' || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	u, err := url.Parse(next)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && u.Opaque == ""
 }
 
 // spkiPin writes a public key pin the way curl and openlolo pair take it.

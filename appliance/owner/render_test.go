@@ -50,6 +50,17 @@ func TestLocalPath(t *testing.T) {
 		{"status", false},
 		{"", false},
 		{"/a\r\nSet-Cookie: x", false},
+		// Issue 13: browsers drop tabs and newlines, so these are //evil.
+		{"/\t/evil.example", false},
+		{"/\n/evil.example", false},
+		{"/\r/evil.example", false},
+		{"/ /evil.example", false},
+		{"/\x00/evil.example", false},
+		{"\t//evil.example", false},
+		{"/%09/evil.example", true}, // stays percent-encoded: a path
+		{"/status?next=//evil.example", true},
+		{"/a\\b", false},
+		{"/é", false},
 	}
 	for _, tt := range tests {
 		if got := localPath(tt.next); got != tt.want {

@@ -27,6 +27,8 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("POST /claim/button", p.claimButtonPost)
 	handle("GET /login", p.gate(p.loginForm))
 	handle("POST /login", p.gate(p.loginPost))
+	handle("GET /login/button", p.gate(p.loginButtonWait))
+	handle("POST /login/button", p.gate(p.loginButtonPost))
 
 	handle("GET /{$}", p.owner(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/status", http.StatusSeeOther)

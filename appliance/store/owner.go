@@ -186,10 +186,29 @@ func (t *Tx) OwnerFailuresSince(kind string, since time.Time) ([]time.Time, erro
 	return out, nil
 }
 
-// DeleteOwnerFailures forgets kind's failures (after a lock is set or a
-// success).
+// CountOwnerFailures counts the failures at or after since of kind and of
+// every kind "kind:<source>" (the per-source buckets), and deletes older
+// ones of them.
+func (t *Tx) CountOwnerFailures(kind string, since time.Time) (int, error) {
+	if t.writable {
+		if _, err := t.tx.Exec("DELETE FROM owner_failures WHERE (kind = ?1 OR substr(kind, 1, length(?1) + 1) = ?1 || ':') AND at < ?2",
+			kind, ownerMillis(since)); err != nil {
+			return 0, fmt.Errorf("store: prune owner failures: %w", err)
+		}
+	}
+	var n int
+	err := t.tx.QueryRow("SELECT count(*) FROM owner_failures WHERE (kind = ?1 OR substr(kind, 1, length(?1) + 1) = ?1 || ':') AND at >= ?2",
+		kind, ownerMillis(since)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: count owner failures: %w", err)
+	}
+	return n, nil
+}
+
+// DeleteOwnerFailures forgets kind's failures, and those of every source
+// bucket "kind:<source>" (after a lock is set or a success).
 func (t *Tx) DeleteOwnerFailures(kind string) error {
-	if _, err := t.tx.Exec("DELETE FROM owner_failures WHERE kind = ?", kind); err != nil {
+	if _, err := t.tx.Exec("DELETE FROM owner_failures WHERE kind = ?1 OR substr(kind, 1, length(?1) + 1) = ?1 || ':'", kind); err != nil {
 		return fmt.Errorf("store: delete owner failures: %w", err)
 	}
 	return nil
