@@ -28,7 +28,7 @@ ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
-	test-kernel test-net test-interop image test-image buildroot-image update-bundle test-update
+	test-kernel test-net test-interop test-clients image test-image buildroot-image update-bundle test-update
 
 all: build
 
@@ -72,6 +72,14 @@ test-interop:
 ## test-net: the remote entry over an offline tailnet (testcontrol + DERP) and mDNS, in network namespaces
 test-net:
 	$(GO) test -tags 'tailnet $(TS_OMIT_TEST)' -count=1 -run 'Tailnet|MDNS' ./appliance/entry/
+
+## test-clients: real MCP and OAuth clients (pinned npm packages, Go modules) against bin/openlolo serve on the sim
+# npm ci runs only when package-lock.json differs from the one last installed.
+test-clients: build
+	@cd integration/clients && { cmp -s package-lock.json node_modules/.installed-lock 2>/dev/null || \
+		{ npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock; }; }
+	$(GO) vet -tags clients ./integration/
+	OPENLOLO_BIN=$(CURDIR)/bin/openlolo $(GO) test -tags clients -run TestRealClients -count=1 -v ./integration/
 
 ## bench: the benchmarks (figures for the closing notes)
 bench:

@@ -3,6 +3,7 @@ package appliance
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -318,6 +319,7 @@ func (b *Box) Info() owner.BoxInfo {
 		FingerprintColon: b.cert.FingerprintColon(),
 		SPKIPin:          b.cert.SPKIPin(),
 		Backend:          b.cfg.Phone.Info().Backend,
+		CertPEM:          pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b.cert.Leaf.Raw}),
 	}
 }
 

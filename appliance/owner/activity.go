@@ -28,17 +28,3 @@ func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p.render(w, r, http.StatusOK, "activity", ap)
 }
-
-// connectPage is the Connect page.
-type connectPage struct {
-	basePage
-	URL string // the box's address as this browser reached it
-}
-
-func (p *Pages) connectPage(w http.ResponseWriter, r *http.Request) {
-	s, _ := sessionFrom(r.Context())
-	p.render(w, r, http.StatusOK, "connect", &connectPage{
-		basePage: basePage{Title: "Connect", Nav: "connect", CSRF: s.csrf, LoggedIn: true},
-		URL:      "https://" + r.Host,
-	})
-}

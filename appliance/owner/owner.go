@@ -59,6 +59,10 @@ type BoxInfo struct {
 	FingerprintColon string // the same with colons, as browsers show it
 	SPKIPin          string // base64 SHA-256 of the public key (curl --pinnedpubkey)
 	Backend          string // phone backend name
+	// CertPEM is the LAN certificate (public part only, PEM), served at
+	// CertificatePath for clients that trust the box by its certificate
+	// (NODE_EXTRA_CA_CERTS) rather than by a pin.
+	CertPEM []byte
 }
 
 // Controller is what the pages need from the control service. An adapter

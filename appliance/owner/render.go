@@ -70,7 +70,7 @@ func (p *Pages) parseTemplates() error {
 // formTargets widen the CSP's form-action (see setHeaders).
 func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data page, formTargets ...string) {
 	b := data.base()
-	if b.Box == (BoxInfo{}) {
+	if b.Box.Name == "" { // not filled in by the page
 		b.Box = p.info()
 	}
 	var buf bytes.Buffer

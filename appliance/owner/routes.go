@@ -40,6 +40,7 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("POST /status/resume", p.owner(p.resume))
 	handle("GET /activity", p.owner(p.activityPage))
 	handle("GET /connect", p.owner(p.connectPage))
+	handle("GET "+CertificatePath, p.certificate)
 	p.settingsRoutes(handle)
 
 	handle("GET /access", p.owner(p.accessPage))
