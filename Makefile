@@ -99,6 +99,7 @@ ifneq ($(TURBO_HOST),)
 	$(GO) vet -tags turbojpeg ./appliance/mcp/
 	$(GO) tool staticcheck -tags turbojpeg ./appliance/mcp/
 endif
+	$(GO) tool staticcheck -tags clients ./integration/
 	$(GO) mod tidy -diff
 	mypy --strict packages/sdk-python/openlolo
 

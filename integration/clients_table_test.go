@@ -20,11 +20,7 @@ var clientSteps = []string{"connect", "tools", "screenshot", "tap", "refresh"}
 // with the reason. A listed client that fails prints KNOWN-FAIL (never a
 // silent pass) and does not fail the run; one that passes prints a note to
 // drop its entry. Unlisted clients must pass every step.
-var knownFailures = map[string]string{
-	"ts-sdk example reg":       "issue 13: registration with token_endpoint_auth_method client_secret_post is refused instead of registered as none (RFC 7591 §3.2.1)",
-	"mcp-remote --device-code": "issue 13: registration of grant_types [device_code, refresh_token] is refused, and a device request without client_name too",
-	"x/oauth2 device":          "issue 13: the device endpoint requires client_name and ignores a fixed client_id (RFC 8628 §3.1)",
-}
+var knownFailures = map[string]string{}
 
 // outcome is one cell of the results table.
 type outcome struct {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +143,14 @@ func (n *nodeClients) mcpRemote(t *testing.T, name string, device bool) {
 		n.res.failRest(t, name, err.Error())
 		return
 	}
-	n.res.record(t, name, "connect", s.err() == nil && s.approved(), "signed in: "+s.summary())
+	flow := "browser flow, consent on the box page"
+	if device {
+		flow = "device flow, approved on the Access page"
+	}
+	if s.err() != nil || !s.approved() {
+		flow = s.summary()
+	}
+	n.res.record(t, name, "connect", s.err() == nil && s.approved(), flow)
 	mcpSteps(t, ctx, n.res, name, cs)
 	cs.Close()
 
@@ -174,6 +182,8 @@ func (n *nodeClients) mcpRemote(t *testing.T, name string, device bool) {
 // signIn watches mcp-remote's stderr for the sign-in it asks of the
 // person: the authorization URL (browser flow) or the verification link
 // and code (device flow), and does it as the owner.
+var pidPrefix = regexp.MustCompile(`^\[\d+\] ?`)
+
 type signIn struct {
 	ctx   context.Context
 	box   *servedBox
@@ -198,7 +208,8 @@ func (s *signIn) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		line := strings.TrimSpace(string(s.buf[:i]))
+		// mcp-remote starts each log line with "[pid] ".
+		line := strings.TrimSpace(pidPrefix.ReplaceAllString(string(s.buf[:i]), ""))
 		s.buf = s.buf[i+1:]
 		s.lines = append(s.lines, line)
 		switch {
@@ -247,11 +258,11 @@ func (s *signIn) summary() string {
 	}
 	var keep []string
 	for _, l := range s.lines {
-		if l != "" && !strings.HasPrefix(l, "[") { // mcp-remote's own debug lines start with [pid]
+		if l != "" {
 			keep = append(keep, l)
 		}
 	}
-	b.WriteString("mcp-remote said: " + tail(strings.Join(keep, " | "), 500))
+	b.WriteString("mcp-remote said: " + tail(strings.Join(keep, " | "), 1500))
 	return b.String()
 }
 
