@@ -170,13 +170,11 @@ func (p *Phone) serveProxy(conn net.Conn) {
 		tc.Close()
 		return
 	}
-	if err := cdtunnel.WriteResponse(tc, cdtunnel.Params{
-		Address: HostAddr, PrefixLen: 64, MTU: req.MTU, ServerAddress: DeviceAddr, RSDPort: rsdPort,
-	}); err != nil {
-		tc.Close()
-		return
-	}
-	n, err := tunnel.New(tc, tunnel.Config{Local: DeviceAddr, PrefixLen: 64, Peer: HostAddr, MTU: req.MTU})
+	// The device listens before it answers the handshake: the host
+	// dials RSD as soon as it has the answer. Until then the network's
+	// own writes wait, so they cannot cut into the answer.
+	gate := make(chan struct{})
+	n, err := tunnel.New(gatedWriter{tc, gate}, tunnel.Config{Local: DeviceAddr, PrefixLen: 64, Peer: HostAddr, MTU: req.MTU})
 	if err != nil {
 		tc.Close()
 		return
@@ -195,7 +193,26 @@ func (p *Phone) serveProxy(conn net.Conn) {
 			return
 		}
 	}
+	err = cdtunnel.WriteResponse(tc, cdtunnel.Params{
+		Address: HostAddr, PrefixLen: 64, MTU: req.MTU, ServerAddress: DeviceAddr, RSDPort: rsdPort,
+	})
+	close(gate)
+	if err != nil {
+		n.Close()
+		return
+	}
 	<-n.Done()
+}
+
+// gatedWriter holds writes until gate is closed.
+type gatedWriter struct {
+	net.Conn
+	gate chan struct{}
+}
+
+func (g gatedWriter) Write(b []byte) (int, error) {
+	<-g.gate
+	return g.Conn.Write(b)
 }
 
 func (p *Phone) listen(n *tunnel.Network, port uint16, serve func(net.Conn)) error {
