@@ -123,16 +123,28 @@ func postForm(ctx context.Context, hc *http.Client, endpoint string, form url.Va
 
 // refresh exchanges cur's refresh token for a new pair. The caller holds
 // the token store's lock and writes the result before using it.
+//
+// When the answer is lost (the connection dropped after the request went
+// out), the box may have rotated already, and the refresh token in hand is
+// used. The box accepts it once more for a short window (60 s) while the
+// new pair is unused and answers with that same pair, so refresh retries
+// once, at once, with the same token; any other reuse of a used refresh
+// token revokes the grant.
 func (c *Client) refresh(ctx context.Context, cur Box) (Box, error) {
 	if cur.RefreshToken == "" {
 		return Box{}, ErrGrantRevoked
 	}
-	var ans tokenAnswer
-	err := postForm(ctx, c.hc, c.url+"/token", url.Values{
+	form := url.Values{
 		"grant_type":    {"refresh_token"},
 		"refresh_token": {cur.RefreshToken},
 		"client_id":     {cur.ClientID},
-	}, &ans)
+	}
+	var ans tokenAnswer
+	err := postForm(ctx, c.hc, c.url+"/token", form, &ans)
+	var te *errTransport
+	if errors.As(err, &te) {
+		err = postForm(ctx, c.hc, c.url+"/token", form, &ans)
+	}
 	if err != nil {
 		return Box{}, mapTokenError(err)
 	}

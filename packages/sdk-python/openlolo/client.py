@@ -380,11 +380,16 @@ class Box:
         if not cur.refresh_token:
             raise GrantRevoked("no refresh token stored")
         t = self._t()
+        form = {"grant_type": "refresh_token", "refresh_token": cur.refresh_token, "client_id": cur.client_id}
         try:
-            ans = post_form(
-                t, "/token",
-                {"grant_type": "refresh_token", "refresh_token": cur.refresh_token, "client_id": cur.client_id},
-            )
+            try:
+                ans = post_form(t, "/token", form)
+            except TransportError:
+                # The answer was lost, perhaps after the box rotated: it
+                # takes the used refresh token once more within 60 s, while
+                # the new pair is unused, and answers with that same pair.
+                # One retry, at once; any other reuse revokes the grant.
+                ans = post_form(t, "/token", form)
         except OAuthError as e:
             raise map_token_error(e) from e
         cur.access_token = str(ans.get("access_token", ""))
