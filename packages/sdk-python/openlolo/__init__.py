@@ -8,6 +8,8 @@
     box.type_text("hello")
 """
 
+from . import api
+from .api import DecodeError
 from .client import DEFAULT_SCOPES, MUTATING_TOOLS, Box, Frame, Image, Result, Screenshot, Watch, default_client_name
 from .errors import (
     AccessDenied,
@@ -57,12 +59,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AccessDenied", "AppNotFound", "AuthorizationPending", "Box", "BoxEntry", "Cancelled", "CaptureFailed",
-    "ConnectionProblem", "ControlBusy", "ControlRequired", "CursorExpired", "DEFAULT_SCOPES", "ExpiredToken",
+    "ConnectionProblem", "ControlBusy", "ControlRequired", "CursorExpired", "DecodeError", "DEFAULT_SCOPES", "ExpiredToken",
     "Frame", "FrameExpired", "GrantRevoked", "GrantRevokedRefusal", "Image", "InputFailed", "Internal",
     "InvalidArguments", "MUTATING_TOOLS", "NotPaired", "OpenloloError", "OperationConflict", "OperationNotFound",
     "OutcomeUnknown", "PairingError", "Paused", "PhoneUnavailable", "Pin", "PinMismatch", "ProtocolError",
     "QueueFull", "RateLimited", "Refused", "Result", "ScopeRequired", "Screenshot", "SlowDown", "StoreError",
     "TokenStore", "TransportError", "Unsupported", "UnsupportedButton", "UnsupportedKey", "UnsupportedText",
     "Watch", "WrongEntry", "default_client_name", "default_store_path", "fingerprint_colon", "fingerprint_hex",
-    "normalize_url", "parse_pin", "spki_pin",
+    "api", "normalize_url", "parse_pin", "spki_pin",
 ]

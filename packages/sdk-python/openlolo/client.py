@@ -14,8 +14,9 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar
 
+from . import api
 from .errors import (
     AuthorizationPending,
     CursorExpired,
@@ -42,21 +43,10 @@ META_KEY = "openlolo.mcp"
 
 # Tools that change the phone or the box: they take an operation_id and are
 # retried once with the same id after a dropped connection.
-MUTATING_TOOLS = frozenset(
-    {
-        "openlolo_tap",
-        "openlolo_long_press",
-        "openlolo_swipe",
-        "openlolo_type_text",
-        "openlolo_key",
-        "openlolo_button",
-        "openlolo_launch_app",
-        "openlolo_open_url",
-        "openlolo_control",
-        "openlolo_pause",
-        "openlolo_cancel",
-    }
-)
+MUTATING_TOOLS = api.MUTATING_TOOLS
+
+
+T = TypeVar("T")
 
 
 def default_client_name() -> str:
@@ -68,13 +58,13 @@ def default_client_name() -> str:
     return "%s on %s" % (prog, host) if host else prog
 
 
-@dataclass
+@dataclass(frozen=True)
 class Frame:
-    """The screenshot that touch coordinates refer to. ``id`` and ``epoch``
-    are echoed back to the box exactly as it sent them."""
+    """The screenshot that touch coordinates refer to: its ``frame_id`` and
+    ``geometry_epoch`` as the box sent them, and the image's size."""
 
-    id: Any
-    epoch: Any
+    id: str
+    epoch: str
     width: int = 0
     height: int = 0
 
@@ -96,6 +86,21 @@ class Result:
     images: List[Image] = field(default_factory=list)
     is_error: bool = False
     raw: Dict[str, Any] = field(default_factory=dict)
+    tool: str = ""
+
+    @property
+    def outcome(self) -> api.Outcome:
+        """The members every answer carries (status, error, and for mutating
+        tools the operation), typed."""
+        return api.parse_answer(self.tool, self.structured)[0]
+
+    @property
+    def result(self) -> Any:
+        """The tool's typed result (the tool's dataclass in
+        ``openlolo.api.RESULTS``, e.g. ``api.TapResult``), or None for a
+        failed answer or a tool this SDK does not know. DecodeError when a
+        member has the wrong JSON type."""
+        return api.parse_answer(self.tool, self.structured)[1]
 
     @property
     def status(self) -> str:
@@ -108,6 +113,13 @@ class Result:
         """structuredContent.operation_id of a mutating tool."""
         s = self.structured.get("operation_id")
         return s if isinstance(s, str) else ""
+
+    @property
+    def dispatched(self) -> Optional[bool]:
+        """structuredContent.dispatched of a mutating tool (False: nothing
+        reached the phone; None when the answer does not say)."""
+        d = self.structured.get("dispatched")
+        return d if isinstance(d, bool) else None
 
     @property
     def observation(self) -> Optional["Screenshot"]:
@@ -136,10 +148,10 @@ def _int(v: Any) -> int:
 
 
 def _screenshot(fields: Mapping[str, Any], img: Image, res: Result) -> Screenshot:
-    frame = Frame(fields.get("frame_id"), fields.get("geometry_epoch"), _int(fields.get("width")), _int(fields.get("height")))
+    f = api.decode(api.Frame, fields, path=res.tool or "openlolo_screenshot")
     return Screenshot(
-        frame, img.data, img.mime_type, _int(fields.get("native_width")), _int(fields.get("native_height")),
-        _int(fields.get("age_ms")), res,
+        Frame(f.frame_id, f.geometry_epoch, f.width, f.height), img.data, img.mime_type,
+        f.native_width, f.native_height, f.age_ms, res,
     )
 
 
@@ -159,7 +171,7 @@ def decode_tool_result(tool: str, raw: Any) -> Result:
         raise ProtocolError("answer to %s is not a tool result" % tool)
     sc = raw.get("structuredContent")
     is_error = raw.get("isError") is True
-    res = Result(structured=sc if isinstance(sc, dict) else {}, is_error=is_error, raw=raw)
+    res = Result(structured=sc if isinstance(sc, dict) else {}, is_error=is_error, raw=raw, tool=tool)
     content = raw.get("content")
     if isinstance(content, list):
         for c in content:
@@ -526,23 +538,27 @@ class Box:
 
     # ----------------------------------------------------------------- tools
 
-    def status(self) -> Dict[str, Any]:
+    def _typed(self, cls: Type[T], tool: str, args: Optional[Mapping[str, Any]] = None) -> T:
+        res = self.call_tool(tool, args)
+        names = api.outcome_members(tool)
+        return api.decode(cls, {k: v for k, v in res.structured.items() if k not in names}, path=tool)
+
+    def status(self) -> api.StatusResult:
         """openlolo_status: the box, the phone, control, and this client."""
-        return self.call_tool("openlolo_status").structured
+        return self._typed(api.StatusResult, "openlolo_status")
 
-    def capabilities(self) -> Dict[str, Any]:
+    def capabilities(self) -> api.CapabilitiesResult:
         """openlolo_capabilities: keys, buttons, gestures this phone supports."""
-        return self.call_tool("openlolo_capabilities").structured
+        return self._typed(api.CapabilitiesResult, "openlolo_capabilities")
 
-    def device_info(self) -> Dict[str, Any]:
+    def device_info(self) -> api.DeviceInfoResult:
         """openlolo_device_info."""
-        return self.call_tool("openlolo_device_info").structured
+        return self._typed(api.DeviceInfoResult, "openlolo_device_info")
 
-    def apps(self, query: str = "") -> List[Dict[str, Any]]:
+    def apps(self, query: str = "") -> List[api.App]:
         """openlolo_apps: the apps the box can launch (bundle_id, name)."""
         args = {"query": query} if query else {}
-        apps = self.call_tool("openlolo_apps", args).structured.get("apps")
-        return apps if isinstance(apps, list) else []
+        return list(self._typed(api.AppsResult, "openlolo_apps", args).apps)
 
     def operation_status(self, operation_id: str) -> Result:
         """openlolo_operation_status: the box's record of one of our operations."""
@@ -714,7 +730,7 @@ def _outcome(tool: str, st: Result) -> Result:
         }.get(state, "the operation failed")
         raise refused_from(tool, {"dispatched": state != "cancelled", "error": {"code": code, "message": msg}}, st)
     if isinstance(answer, dict):
-        return Result(structured=answer, raw=st.raw)
+        return Result(structured=answer, raw=st.raw, tool=tool)
     return st
 
 

@@ -68,7 +68,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((e.fingerprint, e.pin, e.name, e.entry), (fingerprint_hex(self.der), spki_pin(self.der), "openlolo-ab12", "lan"))
         self.assertEqual(e.scope, "phone:read phone:control")
         self.assertEqual(self.sleeps, [2.0, 2.0])  # interval from the box; one pending answer
-        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")
 
     def test_pair_refused_certificate(self) -> None:
         box = Box(self.srv.url, store=self.store)
@@ -168,7 +168,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(len(self.fb.requests), n)  # nothing reached the box
         e.fingerprint, e.pin = "", spki_pin(self.der)  # an SPKI pin alone works too
         self.store.put(e)
-        self.assertEqual(Box(self.srv.url, store=self.store).status()["status"], "ok")
+        self.assertEqual(Box(self.srv.url, store=self.store).call("openlolo_status")["status"], "ok")
 
     def test_unpaired(self) -> None:
         with self.assertRaises(openlolo.NotPaired):
@@ -195,7 +195,7 @@ class ClientTest(unittest.TestCase):
         box = self.paired_box()
         g = self.fb.grants[self.store.get(self.srv.url).client_id]
         g.access = {}  # the box forgot the access token: one refresh fixes it
-        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")
         self.assertEqual(self.fb.refreshes, 1)
         self.fb.revoke_all()
         with self.assertRaises(openlolo.GrantRevoked):
@@ -247,7 +247,7 @@ class ClientTest(unittest.TestCase):
         # stored instead of refreshing again, so there are at most 20.
         self.assertGreaterEqual(self.fb.refreshes, 1)
         self.assertLessEqual(self.fb.refreshes, 20)
-        self.assertEqual(Box(self.srv.url, store=self.store).status()["status"], "ok")
+        self.assertEqual(Box(self.srv.url, store=self.store).call("openlolo_status")["status"], "ok")
 
     # --- tools ---
 
@@ -316,7 +316,7 @@ class ClientTest(unittest.TestCase):
     def test_http_answers_from_mcp(self) -> None:
         box = self.paired_box()
         self.fb.sse = True
-        self.assertEqual(box.status()["status"], "ok")  # the last data: line of a stream
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")  # the last data: line of a stream
         self.fb.sse = False
         self.fb.raw["/mcp"] = (413, "text/plain", b"Request bodies are limited to 64 KiB.")
         with self.assertRaises(openlolo.ProtocolError) as cm:
@@ -393,13 +393,13 @@ class ClientTest(unittest.TestCase):
         box = self.paired_box()
         opened, shakes = self.fb.accepted, box._t().handshakes()
         for _ in range(10):
-            self.assertEqual(box.status()["status"], "ok")
+            self.assertEqual(box.call("openlolo_status")["status"], "ok")
         shot = box.screenshot()
         box.tap(shot.frame, 0.5, 0.5)
         self.assertEqual(self.fb.accepted, opened, "calls after pairing opened new connections")
         self.assertEqual(box._t().handshakes(), shakes)
         box.close()
-        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")
         self.assertEqual(self.fb.accepted, opened + 1)
 
     def test_idle_connection_closed_by_the_box_is_replaced(self) -> None:
@@ -546,7 +546,7 @@ class TailnetTest(unittest.TestCase):
             self.assertEqual(asked, [])  # nothing to confirm: the CA vouches for the name
             e = store.get(srv.url)
             self.assertEqual((e.entry, e.pin, e.fingerprint), ("tailnet", "", ""))
-            self.assertEqual(Box(srv.url, store=store).status()["status"], "ok")
+            self.assertEqual(Box(srv.url, store=store).call("openlolo_status")["status"], "ok")
         with mock.patch.dict(os.environ, {"SSL_CERT_FILE": other}):
             n = len(srv.fb.requests)
             with self.assertRaises(openlolo.TransportError) as cm:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import unittest
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.dirname(HERE)
@@ -23,7 +23,7 @@ sys.path.insert(0, PKG)
 
 import boxproc  # noqa: E402
 import openlolo  # noqa: E402
-from openlolo import Box, TokenStore  # noqa: E402
+from openlolo import Box, TokenStore, api  # noqa: E402
 
 PASSPHRASE = "correct horse battery staple"
 # The simulated iPhone's home screen (hw/sim/layout.go, in points on a
@@ -122,8 +122,8 @@ class E2ETest(unittest.TestCase):
     def test_pair_screenshot_tap_notes_type_read_back(self) -> None:
         box = self.pair("e2e.py on ci")
         st = box.status()
-        self.assertEqual(st["you"]["client_name"], "e2e.py on ci")
-        self.assertEqual(sorted(st["you"]["scopes"]), ["phone:control", "phone:read"])
+        self.assertEqual(st.you.client_name, "e2e.py on ci")
+        self.assertEqual(sorted(st.you.scopes), ["phone:control", "phone:read"])
         box.button("home", observe=False)
         home = box.screenshot(format="png", max_size=852)
         self.assertEqual(home.mime_type, "image/png")
@@ -206,7 +206,7 @@ class E2ETest(unittest.TestCase):
         self.assertEqual(go_entry.fingerprint, self.box.fingerprint)
         # ... used and refreshed by the Python SDK ...
         py = Box(self.box.url, store=self.store)
-        self.assertEqual(py.status()["you"]["client_name"], "go-cli on ci")
+        self.assertEqual(py.status().you.client_name, "go-cli on ci")
         refreshed = py.refresh()
         self.assertNotEqual(refreshed.refresh_token, go_entry.refresh_token)
         self.assertEqual(self.store.get(self.box.url).refresh_token, refreshed.refresh_token)
@@ -231,7 +231,7 @@ class E2ETest(unittest.TestCase):
             "def f(e):\n    e.expires_at = 1.0\n    return e\n"
             "for i in range(4):\n"
             "    T(path).update(url, f)\n"
-            "    assert Box(url, store=TokenStore(path)).status()['status'] == 'ok'\n"
+            "    assert Box(url, store=TokenStore(path)).call('openlolo_status')['status'] == 'ok'\n"
         )
         go_loop = 'for i in 1 2 3 4; do "$PY" "$EXPIRE" "$STORE" "$URL" && "$BIN" call "$URL" openlolo_status >/dev/null || exit 1; done'
         procs = [subprocess.Popen([sys.executable, "-c", py_loop, self.box.url, self.store_path], env=self.env(),
@@ -246,7 +246,7 @@ class E2ETest(unittest.TestCase):
         with open(self.store_path, encoding="utf-8") as f:
             doc = json.load(f)
         self.assertEqual(list(doc["boxes"]), [self.box.url])
-        self.assertEqual(py.status()["status"], "ok")
+        self.assertEqual(py.call("openlolo_status")["status"], "ok")
         r = self.go("call", self.box.url, "openlolo_status")
         self.assertEqual(r.returncode, 0, r.stderr)
         img = os.path.join(self.tmp, "cli.jpg")
@@ -302,7 +302,7 @@ class E2ETest(unittest.TestCase):
 
     def test_pin_mismatch_after_rotate_cert(self) -> None:
         box = self.pair("rotate.py on ci")
-        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")
         old = self.box.fingerprint
         port = self.box.port
         self.box.stop()
@@ -323,7 +323,7 @@ class E2ETest(unittest.TestCase):
         t = box._t()
         before = t.handshakes()
         for _ in range(10):
-            self.assertEqual(box.status()["status"], "ok")
+            self.assertEqual(box.call("openlolo_status")["status"], "ok")
         shot = box.screenshot(format="png", max_size=852)
         self.assertEqual(box.tap(shot.frame, 0.5, 0.95, observe=False).status, "ok")
         box.rpc("ping")
@@ -333,7 +333,7 @@ class E2ETest(unittest.TestCase):
         port = self.box.port
         self.box.stop()
         self.box = boxproc.BoxProcess(self.state, port=port)
-        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")
         self.assertEqual(t.handshakes(), before + 1)
         shot = box.screenshot(format="png", max_size=852)
         res = box.tap(shot.frame, 0.5, 0.95, observe=False)
@@ -341,9 +341,66 @@ class E2ETest(unittest.TestCase):
         self.assertEqual(t.handshakes(), before + 1)
         box.close()
 
+    def test_every_tool_answers_in_its_type_exactly(self) -> None:
+        # Until the golden answers land, the real box's answers, read
+        # strictly: no member missing or extra, each of its JSON type.
+        box = self.pair("types.py on ci")
+        seen: Dict[str, set] = {"ok": set(), "failed": set()}
+
+        def check(res: openlolo.Result) -> Any:
+            outcome, typed = api.parse_answer(res.tool, res.structured, strict=True)
+            seen[outcome.status].add(res.tool)
+            if outcome.status == "failed":
+                self.assertIsNone(typed)
+                self.assertIsNotNone(outcome.error)
+            else:
+                self.assertIsInstance(typed, api.RESULTS[res.tool])
+            return typed
+
+        def refused(fn: Any, *args: Any) -> openlolo.Refused:
+            with self.assertRaises(openlolo.Refused) as cm:
+                fn(*args)
+            check(cm.exception.result)
+            return cm.exception
+
+        quick = {"observe": False, "settle": 0}
+        check(box.call_tool("openlolo_status"))
+        check(box.call_tool("openlolo_capabilities"))
+        check(box.call_tool("openlolo_device_info"))
+        apps = check(box.call_tool("openlolo_apps", {"query": "notes"}))
+        self.assertTrue(apps.apps)
+        check(box.button("home", **quick))
+        shot = box.screenshot(format="png", max_size=852)
+        check(shot.result)
+        tap = box.tap(shot.frame, 0.5, 0.95, observe=True, settle=0)
+        self.assertIsNotNone(check(tap).observation)
+        self.assertIsNotNone(tap.observation)
+        frame = tap.observation.frame
+        check(box.long_press(frame, 0.5, 0.95, **quick))
+        check(box.swipe(frame, 0.5, 0.7, 0.5, 0.4, **quick))
+        check(box.type_text("hi", **quick))
+        check(box.key("escape", **quick))
+        check(box.launch_app(apps.apps[0].bundle_id, **quick))
+        check(box.open_url("https://example.com", **quick))
+        check(box.control("acquire"))
+        op = check(box.operation_status(tap.operation_id))
+        self.assertEqual(op.operation.id, tap.operation_id)
+        check(box.call_tool("openlolo_watch", {"wait_ms": 100}))
+        check(box.cancel(tap.operation_id))
+        check(box.pause())
+        check(box.control("resume"))
+        old = box.screenshot(format="png", max_size=852)
+        box.button("home", **quick)
+        box.screenshot(format="png", max_size=852)
+        self.assertEqual(refused(box.tap, old.frame, 0.5, 0.5).code, "FRAME_EXPIRED")
+        self.assertEqual(refused(box.button, "nope").code, "UNSUPPORTED_BUTTON")
+        self.assertEqual(sorted(seen["ok"]), sorted(api.RESULTS), "tools this test did not call")
+        self.assertEqual(sorted(seen["failed"]), ["openlolo_button", "openlolo_tap"])
+        box.control("release")
+
     def test_revoked_grant(self) -> None:
         box = self.pair("revoked.py on ci")
-        self.assertEqual(box.status()["status"], "ok")
+        self.assertEqual(box.call("openlolo_status")["status"], "ok")
         self.owner.revoke(box.entry.client_id)
         with self.assertRaises(openlolo.GrantRevoked):
             box.status()
