@@ -14,6 +14,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/rsd"
 	"github.com/openlolo/openlolo/hw/coredevice/tunnel"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
+	"github.com/openlolo/openlolo/hw/coredevice/xpc"
 )
 
 // ProxyService is the lockdown service that carries the packet tunnel
@@ -51,6 +52,8 @@ type Conn struct {
 	Params cdtunnel.Params
 	RSD    rsd.Handshake
 	net    *tunnel.Network
+	// deviceID identifies this host's session in CoreDevice requests.
+	deviceID xpc.UUID
 }
 
 func (d *Dialer) now() time.Time {
@@ -211,7 +214,7 @@ func openTunnel(ctx context.Context, stream net.Conn) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{Params: p, net: n}
+	c := &Conn{Params: p, net: n, deviceID: newUUID()}
 	rc, err := c.dialXPC(ctx, p.RSDPort)
 	if err != nil {
 		n.Close()

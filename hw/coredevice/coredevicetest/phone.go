@@ -32,6 +32,10 @@ type Handler func(ctx context.Context, req xpc.Dict) (xpc.Dict, error)
 type Service struct {
 	Features []string
 	Handle   Handler
+	// Stream, if set, answers requests it knows with several replies
+	// (streaming features such as streamapplist); ok false hands the
+	// request to Handle.
+	Stream func(ctx context.Context, req xpc.Dict) (replies []xpc.Dict, ok bool)
 }
 
 // Addresses and ports of the fake tunnel.
@@ -305,15 +309,25 @@ func (p *Phone) serveService(name string, c net.Conn) {
 		p.requests[name] = append(p.requests[name], m.Body)
 		p.perConn[name][idx]++
 		p.mu.Unlock()
-		reply, err := p.Services[name].Handle(ctx, m.Body)
-		if err != nil {
-			reply = xpc.Dict{{Key: "CoreDevice.error", Value: xpc.Dict{{Key: "description", Value: fmt.Sprint(err)}}}}
+		svc := p.Services[name]
+		var replies []xpc.Dict
+		ok := false
+		if svc.Stream != nil {
+			replies, ok = svc.Stream(ctx, m.Body)
 		}
-		if reply == nil {
-			continue
+		if !ok {
+			reply, err := svc.Handle(ctx, m.Body)
+			if err != nil {
+				reply = xpc.Dict{{Key: "CoreDevice.error", Value: xpc.Dict{{Key: "description", Value: fmt.Sprint(err)}}}}
+			}
+			if reply != nil {
+				replies = []xpc.Dict{reply}
+			}
 		}
-		if x.SendOn(ctx, remotexpc.ReplyStream, xpc.Message{Flags: xpc.FlagAlwaysSet | xpc.FlagDataPresent | xpc.FlagReply, ID: m.ID, Body: reply}) != nil {
-			return
+		for _, reply := range replies {
+			if x.SendOn(ctx, remotexpc.ReplyStream, xpc.Message{Flags: xpc.FlagAlwaysSet | xpc.FlagDataPresent | xpc.FlagReply, ID: m.ID, Body: reply}) != nil {
+				return
+			}
 		}
 	}
 }
