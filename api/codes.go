@@ -45,6 +45,16 @@ const (
 	CodeGrantRevoked      Code = "GRANT_REVOKED"
 )
 
+// Codes lists every stable error code, in the order the contract gives
+// them (what /llms.txt documents).
+func Codes() []Code {
+	return []Code{CodeInvalidArguments, CodeScopeRequired, CodeRateLimited, CodeFrameExpired, CodeControlBusy,
+		CodeControlRequired, CodePaused, CodeOperationConflict, CodeOperationNotFound, CodeOutcomeUnknown,
+		CodeQueueFull, CodePhoneUnavailable, CodeCaptureFailed, CodeInputFailed, CodeUnsupported,
+		CodeUnsupportedText, CodeUnsupportedKey, CodeUnsupportedButton, CodeAppNotFound, CodeCursorExpired,
+		CodeInternal, CodeCancelled, CodeGrantRevoked}
+}
+
 // Error is the error object of a failed answer.
 type Error struct {
 	Code         Code     `json:"code" desc:"Stable error code, e.g. FRAME_EXPIRED."`

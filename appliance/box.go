@@ -253,6 +253,7 @@ func (b *Box) routes() error {
 	b.oauth.Routes(b.mux)
 	b.owner.Routes(b.mux)
 	b.mcp.Routes(b.mux, b.oauth.Middleware)
+	b.mcp.DiscoveryRoutes(b.mux, b.oauth.Issuer)
 	return b.remote.mount()
 }
 

@@ -41,3 +41,23 @@ func TestBoxCertificateDownload(t *testing.T) {
 		t.Error("the download contains a private key")
 	}
 }
+
+// The discovery documents are mounted on the LAN entry and name its
+// issuer.
+func TestBoxDiscoveryDocuments(t *testing.T) {
+	t.Parallel()
+	r := start(t, appliance.Config{})
+	base := strings.TrimSuffix(r.field(t, "LAN URL"), "/")
+	c := pinnedClient(t, r.box.Cert().Fingerprint())
+	for _, path := range []string{"/llms.txt", "/.well-known/mcp/server-card.json", "/.well-known/mcp/server-card"} {
+		res, err := c.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !bytes.Contains(body, []byte(base+"/mcp")) || !bytes.Contains(body, []byte("openlolo_screenshot")) {
+			t.Errorf("GET %s: %d: %.300s", path, res.StatusCode, body)
+		}
+	}
+}

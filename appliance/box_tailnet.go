@@ -83,6 +83,15 @@ func (b *Box) newRemote(ctx context.Context) (*remote, error) {
 	return r, nil
 }
 
+// info is the box as the remote entry's pages show it: without the LAN
+// certificate to download, since this entry's certificate is publicly
+// trusted and is not that one.
+func (r *remote) info() owner.BoxInfo {
+	i := r.b.Info()
+	i.CertPEM = nil
+	return i
+}
+
 // issuer is https://<name>.<tailnet>.ts.net once the node knows its name.
 func (r *remote) issuer(req *http.Request) string {
 	if iss := r.tn.Issuer(); iss != "" {
@@ -100,7 +109,7 @@ func (r *remote) mount() error {
 		OAuth:   r.oauth,
 		Phone:   b.cfg.Phone,
 		Control: controller{b.control},
-		Info:    b.Info,
+		Info:    r.info,
 		Tailnet: r,
 		Visitor: func(req *http.Request) (string, bool) {
 			v, ok := entry.VisitorFrom(req.Context())
@@ -115,6 +124,7 @@ func (r *remote) mount() error {
 	r.oauth.Routes(r.mux)
 	pages.Routes(r.mux)
 	b.mcp.Routes(r.mux, r.oauth.Middleware)
+	b.mcp.DiscoveryRoutes(r.mux, r.oauth.Issuer)
 	return nil
 }
 

@@ -51,6 +51,7 @@ type Handler struct {
 	server *sdk.Server
 	http   *sdk.StreamableHTTPHandler
 	tools  map[string]*tool
+	list   []*tool // the catalog in its order (tools/list, llms.txt, the server card)
 	images *imageCache
 }
 
@@ -71,6 +72,7 @@ func New(cfg Config) (*Handler, error) {
 		&sdk.ServerOptions{Instructions: instructions, PageSize: 200, Capabilities: &sdk.ServerCapabilities{}})
 	for _, t := range catalog() {
 		h.tools[t.name] = t
+		h.list = append(h.list, t)
 		h.server.AddTool(t.sdkTool(), h.toolHandler(t))
 	}
 	h.server.AddReceivingMiddleware(h.filterToolsList)

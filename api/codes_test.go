@@ -1,0 +1,46 @@
+package api
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"slices"
+	"testing"
+)
+
+// Codes lists every Code constant declared in this package, once.
+func TestCodesListsEveryConstant(t *testing.T) {
+	fs := token.NewFileSet()
+	f, err := parser.ParseFile(fs, "codes.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Code" {
+				for _, n := range vs.Names {
+					declared = append(declared, n.Name)
+				}
+			}
+		}
+	}
+	listed := map[Code]bool{}
+	for _, c := range Codes() {
+		if listed[c] {
+			t.Errorf("Codes lists %s twice", c)
+		}
+		listed[c] = true
+	}
+	if len(declared) != len(listed) {
+		t.Errorf("codes.go declares %d Code constants (%v), Codes lists %d", len(declared), declared, len(listed))
+	}
+	if !slices.Contains(Codes(), CodeGrantRevoked) || !slices.Contains(Codes(), CodeInvalidArguments) {
+		t.Error("Codes misses a code")
+	}
+}
