@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from openlolo import api  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-TESTDATA = os.path.join(REPO, "api", "testdata")
+TESTDATA = os.environ.get("OPENLOLO_API_TESTDATA") or os.path.join(REPO, "api", "testdata")
 
 
 def load_tools() -> Dict[str, Dict[str, Any]]:
@@ -154,9 +154,8 @@ class CodesTest(unittest.TestCase):
 
 
 def golden_answers() -> List[Tuple[str, str, Dict[str, Any]]]:
-    """(file, tool, structuredContent) of every golden answer: the files
-    api/testdata/answers/<tool>.<case>.json, each a tools/call result or its
-    structuredContent."""
+    """(case, tool, structuredContent) of every golden answer: the files
+    api/testdata/answers/<tool>.json, each {"ok": ..., "refused": ...}."""
     d = os.path.join(TESTDATA, "answers")
     out: List[Tuple[str, str, Dict[str, Any]]] = []
     if not os.path.isdir(d):
@@ -166,8 +165,9 @@ def golden_answers() -> List[Tuple[str, str, Dict[str, Any]]]:
             continue
         with open(os.path.join(d, name), encoding="utf-8") as f:
             doc = json.load(f)
-        sc = doc.get("structuredContent", doc)
-        out.append((name, name.split(".")[0], sc))
+        tool = name[: -len(".json")]
+        for case, sc in sorted(doc.items()):
+            out.append(("%s %s" % (name, case), tool, sc))
     return out
 
 
@@ -180,8 +180,8 @@ class GoldenAnswersTest(unittest.TestCase):
         if not answers:
             self.skipTest("no golden answers in %s yet" % os.path.join(TESTDATA, "answers"))
         seen = {"ok": set(), "failed": set()}  # type: Dict[str, set]
-        for name, tool, sc in answers:
-            with self.subTest(file=name):
+        for case, tool, sc in answers:
+            with self.subTest(case=case):
                 self.assertIn(tool, api.RESULTS)
                 outcome, res = api.parse_answer(tool, sc, strict=True)
                 if outcome.status == "failed":
@@ -191,6 +191,7 @@ class GoldenAnswersTest(unittest.TestCase):
                     self.assertIsInstance(res, api.RESULTS[tool])
                 seen.setdefault(outcome.status, set()).add(tool)
         self.assertEqual(sorted(seen["ok"]), sorted(api.RESULTS), "tools without a golden success")
+        self.assertEqual(sorted(seen["failed"]), sorted(api.RESULTS), "tools without a golden refusal")
 
 
 if __name__ == "__main__":
