@@ -199,6 +199,11 @@ class Box:
     ``pair()`` once (trust on first use, or an expected ``pin``); then call
     tools. The grant lives in the token store shared with the Go client, and
     access tokens are refreshed under its lock, stored before use.
+
+    Calls share one kept-alive connection; a Box may be used from several
+    threads at once (a watch beside taps), each call then on a connection
+    of its own. ``close()`` (or ``with Box(...) as box:``) closes the idle
+    ones.
     """
 
     def __init__(
