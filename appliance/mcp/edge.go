@@ -27,8 +27,11 @@ const errUnsupportedProtocolVersion = -32022
 // _meta"). It reports whether the request may go on.
 func checkProtocolVersion(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("Mcp-Protocol-Version")
+	if v == "" {
+		return true
+	}
 	supported := sdk.SupportedProtocolVersions()
-	if v == "" || slices.Contains(supported, v) {
+	if slices.Contains(supported, v) {
 		return true
 	}
 	msg := fmt.Sprintf("MCP-Protocol-Version %q is not one this box speaks; send one of %s (newest first)",

@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -52,7 +54,7 @@ func (s *Server) Middleware(next http.Handler) http.Handler {
 type bearerCache struct {
 	mu  sync.Mutex
 	gen uint64
-	m   map[string]*bearerEntry
+	m   map[[sha256.Size]byte]*bearerEntry
 }
 
 // bearerEntry is what the store said about one access token.
@@ -67,7 +69,7 @@ type bearerEntry struct {
 }
 
 // get returns the entry for hash if the cache is of generation gen.
-func (c *bearerCache) get(gen uint64, hash string) *bearerEntry {
+func (c *bearerCache) get(gen uint64, hash [sha256.Size]byte) *bearerEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
@@ -79,14 +81,14 @@ func (c *bearerCache) get(gen uint64, hash string) *bearerEntry {
 
 // put keeps e for hash if the cache is still of generation gen (the one
 // read before e's query).
-func (c *bearerCache) put(gen uint64, hash string, e *bearerEntry) {
+func (c *bearerCache) put(gen uint64, hash [sha256.Size]byte, e *bearerEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
 		return
 	}
 	if c.m == nil || len(c.m) >= maxCachedTokens {
-		c.m = make(map[string]*bearerEntry)
+		c.m = make(map[[sha256.Size]byte]*bearerEntry)
 	}
 	c.m[hash] = e
 }
@@ -131,10 +133,12 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *bearerError) {
 			"the request carries both a bearer token and the box page's session cookie; send one credential"}
 	}
 	now := s.nowUTC()
-	hash := hashSecret(token)
+	sum := sha256.Sum256([]byte(token))
 	gen := s.st.CredentialGeneration()
-	e := s.cache.get(gen, hash)
+	e := s.cache.get(gen, sum)
+	hash := ""
 	if e == nil {
+		hash = hex.EncodeToString(sum[:]) // hashSecret, as the store keeps it
 		var tok store.OAuthToken
 		e = &bearerEntry{}
 		err := s.st.View(r.Context(), func(tx *store.Tx) error {
@@ -151,7 +155,7 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *bearerError) {
 			return nil, &bearerError{http.StatusServiceUnavailable, "", ""}
 		}
 		e.expires, e.touched, e.used = tok.Expires, e.grant.LastUsed, !tok.Used.IsZero()
-		s.cache.put(gen, hash, e)
+		s.cache.put(gen, sum, e)
 	}
 	g := e.grant
 	switch {
@@ -169,7 +173,7 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *bearerError) {
 		// lost answer) and the grant's last use (Access shows it).
 		if err := s.st.Update(r.Context(), func(tx *store.Tx) error {
 			if first {
-				if err := tx.MarkAccessTokenUsed(hash, now); err != nil {
+				if err := tx.MarkAccessTokenUsed(hex.EncodeToString(sum[:]), now); err != nil {
 					return err
 				}
 			}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
 func TestBearerCaller(t *testing.T) {
@@ -164,5 +167,72 @@ func TestBearerStoreFailure(t *testing.T) {
 	h.st.Close()
 	if a := h.whoami(tok.str("access_token")); a.status != http.StatusServiceUnavailable {
 		t.Errorf("bearer check with the store closed = %d, want 503", a.status)
+	}
+}
+
+// TestBearerCacheInvalidatedAtOnce: bearer checks are cached, but every
+// way a token stops working or its client changes name takes effect on
+// the very next call, whichever Server (entry) or package made the change.
+func TestBearerCacheInvalidatedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		change func(t *testing.T, h *harness, tok answer, id string)
+		want   int
+	}{
+		{"owner revokes the client", func(t *testing.T, h *harness, tok answer, id string) {
+			if err := h.srv.RevokeClient(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusUnauthorized},
+		{"RFC 7009 revoke", func(t *testing.T, h *harness, tok answer, id string) {
+			h.post("/oauth/revoke", url.Values{"token": {tok.str("refresh_token")}, "client_id": {id}})
+		}, http.StatusUnauthorized},
+		{"refresh rotation", func(t *testing.T, h *harness, tok answer, id string) {
+			if a := h.refresh(tok.str("refresh_token"), id); a.status != http.StatusOK {
+				t.Fatalf("refresh = %d", a.status)
+			}
+		}, http.StatusUnauthorized},
+		{"factory reset in the store", func(t *testing.T, h *harness, tok answer, id string) {
+			if err := h.st.Update(ctx, func(tx *store.Tx) error { _, err := tx.FactoryReset(); return err }); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusUnauthorized},
+		{"grant revoked by another package's transaction", func(t *testing.T, h *harness, tok answer, id string) {
+			cs, _ := h.srv.Clients(ctx)
+			if err := h.st.Update(ctx, func(tx *store.Tx) error { return tx.RevokeGrant(cs[0].GrantID, h.clock.Now()) }); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusUnauthorized},
+		{"revoked through the other entry's Server", func(t *testing.T, h *harness, tok answer, id string) {
+			tail := newHarness(t, harnessOpt{entry: "tailnet", st: h.st, clock: h.clock})
+			if err := tail.srv.RevokeClient(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusUnauthorized},
+		{"grant expires", func(t *testing.T, h *harness, tok answer, id string) {
+			h.clock.Advance(24 * time.Hour)
+		}, http.StatusUnauthorized},
+		{"client renamed by an approved request", func(t *testing.T, h *harness, tok answer, id string) {
+			a := h.ask("renamed", "phone:read phone:control", id)
+			if err := h.srv.Approve(ctx, handleOf(t, a), Life24h); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusUnauthorized}, // approving again revokes the earlier grant
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessOpt{})
+			tok, id := h.pair("cached", Life24h)
+			for range 3 { // the first fills the cache, the others hit it
+				if w := h.whoami(tok.str("access_token")); w.status != http.StatusOK {
+					t.Fatalf("whoami = %d", w.status)
+				}
+			}
+			tt.change(t, h, tok, id)
+			if w := h.whoami(tok.str("access_token")); w.status != tt.want {
+				t.Errorf("the very next call = %d %s, want %d", w.status, w.raw, tt.want)
+			}
+		})
 	}
 }
