@@ -144,5 +144,10 @@ test-image: image
 buildroot-image:
 	sh buildroot/build.sh $(or $(BOARD),rpi4)
 
+.PHONY: check-buildroot
+## check-buildroot: the Buildroot tree without Buildroot (shellcheck, defconfig options, Go hashes, EDID; seconds)
+check-buildroot:
+	sh buildroot/check-tree.sh
+
 clean:
 	rm -rf bin out

@@ -8,7 +8,9 @@
 #
 # Prints "N passed, N failed"; exits 1 on a difference.
 set -u
-[ $# -eq 1 ] && [ -f "$1/Makefile" ] || { echo "usage: check-defconfigs.sh BUILDROOT_DIR (a Buildroot 2026.05.1 tree)" >&2; exit 2; }
+if [ $# -ne 1 ] || [ ! -f "$1/Makefile" ]; then
+  echo "usage: check-defconfigs.sh BUILDROOT_DIR (a Buildroot 2026.05.1 tree)" >&2; exit 2
+fi
 br=$(cd "$1" && pwd)
 ext=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -16,7 +18,7 @@ pass=0 fail=0
 for cfg in "$ext"/configs/openlolo_*_defconfig; do
   name=$(basename "$cfg")
   o=$tmp/${name%_defconfig}
-  mkdir -p "$o/openlolo-patches"
+  mkdir -p "$o"
   if ! make -s -C "$br" O="$o" BR2_EXTERNAL="$ext" "$name" > "$o.log" 2>&1 ||
      ! make -s -C "$br" O="$o" savedefconfig BR2_DEFCONFIG="$o/saved" >> "$o.log" 2>&1; then
     echo "FAIL $name: make failed:"; tail -n 5 "$o.log"; fail=$((fail + 1)); continue

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${TARGET_DIR:?post-image.sh runs under Buildroot (TARGET_DIR unset)}"
 export PATH="$HOST_DIR/bin:$HOST_DIR/sbin:$PATH"
 version=${OPENLOLO_IMAGE_VERSION:-$(git -C "$here/../../.." describe --tags --always --dirty 2>/dev/null || echo dev)}
-export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$here/../../.." log -1 --format=%ct 2>/dev/null || echo 0)}
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$here/../../.." log -1 --format=%ct 2>/dev/null || echo 0)}"
 
 boot=$bin/boot
 rm -rf "$boot"; mkdir -p "$boot"
@@ -44,6 +44,11 @@ case "$board" in
 rpi4) fw="start_file=start4.elf
 fixup_file=fixup4.dat" ;;
 rpi5) fw= ;;
+# the Zero 2 W's capture is a TC358743 HDMI-to-CSI bridge on the camera
+# connector (2 lanes; its EDID is set at boot by hdmi-edid)
+rpizero2w) fw="start_file=start.elf
+fixup_file=fixup.dat
+dtoverlay=tc358743" ;;
 *) fw="start_file=start.elf
 fixup_file=fixup.dat" ;;
 esac

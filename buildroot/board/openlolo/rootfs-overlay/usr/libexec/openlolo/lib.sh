@@ -1,4 +1,5 @@
 # openlolo: helpers shared by the init scripts (sourced, not run).
+# shellcheck shell=sh
 
 # say MESSAGE: to the console and, once syslogd runs, to the log on /data
 say() {
@@ -19,7 +20,7 @@ cmdline_arg() {
 
 # coldplug: load the module every present device asks for (by modalias)
 coldplug() {
-  for a in $(cat $(find /sys/devices -name modalias 2>/dev/null) 2>/dev/null | sort -u); do
+  find /sys/devices -name modalias -exec cat {} + 2>/dev/null | sort -u | while read -r a; do
     modprobe -q "$a" 2>/dev/null
   done
 }
