@@ -32,8 +32,9 @@ ARM64_BIN   = out/openlolo-linux-arm64
 
 all: build
 
-## build: bin/openlolo for this machine
+## build: bin/openlolo for this machine (the first build takes about 11 minutes: scripts/build-note.sh says why)
 build:
+	@GO=$(GO) sh scripts/build-note.sh '$(TURBO_HOST) $(TS_OMIT)'
 	$(GO) build -trimpath -tags '$(TURBO_HOST) $(TS_OMIT)' -ldflags '$(LDVERSION)' -o bin/openlolo ./cmd/openlolo
 
 ## run: a box on the simulated phone at https://127.0.0.1:8443 (state in .state)
@@ -106,6 +107,7 @@ endif
 ## arm64: the static arm64 binary for the box
 arm64: arm64-toolchain
 	@mkdir -p out
+	@$(ARM64_ENV) GO=$(GO) sh scripts/build-note.sh '$(ARM64_TAGS)'
 	$(ARM64_ENV) $(GO) build -trimpath -tags '$(ARM64_TAGS)' \
 		-ldflags '-s -w -extldflags -static $(LDVERSION)' -o $(ARM64_BIN) ./cmd/openlolo
 
