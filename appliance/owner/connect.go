@@ -1,8 +1,10 @@
 package owner
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // CertificatePath is where the box serves its LAN certificate as PEM, the
@@ -16,19 +18,123 @@ const CertificatePath = "/connect/certificate.pem"
 type connectPage struct {
 	basePage
 	URL      string // the box's address as this browser reached it
-	CertPath string // CertificatePath, the download link
-	CertURL  string // the same on the box's address, for commands
+	CertPath string // CertificatePath, the download link; "" on an entry with a public certificate
+	Pair     string // the pairing command the stdio bridge needs first
+	Clients  []clientSetup
+}
+
+// clientSetup is one agent's copy-paste setup on the Connect page.
+type clientSetup struct {
+	ID     string // the section's id, e.g. "claude-code"
+	Name   string
+	Blocks []setupBlock
+}
+
+// setupBlock is one way to set a client up: what it is, where it goes,
+// the text to paste, and how the client then trusts the box.
+type setupBlock struct {
+	Title string
+	Where string // the file or the shell
+	Text  string
+	Trust string
 }
 
 func (p *Pages) connectPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
-	u := "https://" + r.Host
-	p.render(w, r, http.StatusOK, "connect", &connectPage{
+	info := p.info()
+	cp := &connectPage{
 		basePage: basePage{Title: "Connect", Nav: "connect", CSRF: s.csrf, LoggedIn: true},
-		URL:      u,
-		CertPath: CertificatePath,
-		CertURL:  u + CertificatePath,
-	})
+		URL:      "https://" + r.Host,
+		Pair:     "openlolo pair https://" + r.Host + " --pin " + spkiPin(info.SPKIPin),
+	}
+	pemFile := "/path/to/" + info.Name + ".pem"
+	if len(info.CertPEM) > 0 {
+		cp.CertPath = CertificatePath
+	} else {
+		pemFile = ""
+	}
+	cp.Clients = clientSetups(cp.URL, pemFile)
+	p.render(w, r, http.StatusOK, "connect", cp)
+}
+
+// Trust sentences shared by the setups.
+const (
+	trustBridge = "The bridge talks to the box through the pin openlolo pair stored, so the client needs no certificate at all. Run openlolo pair once first (above) and approve it on the Access page."
+	trustOAuth  = "The client signs in through the box page (you approve it there). "
+)
+
+// clientSetups are the setups for base (https://host) of the entry the
+// owner is on. pemFile is where the owner saved the downloaded
+// certificate; "" on an entry whose certificate is publicly trusted (the
+// tailnet entry), where no trust setup is needed.
+func clientSetups(base, pemFile string) []clientSetup {
+	mcpURL := base + "/mcp"
+	nodeTrust, sysTrust := "This entry's certificate is publicly trusted: nothing to set up.", "This entry's certificate is publicly trusted: nothing to set up."
+	var nodeEnv map[string]string
+	if pemFile != "" {
+		nodeTrust = "Download the certificate below and give its path in NODE_EXTRA_CA_CERTS (compare its fingerprint with the one shown here first); Node then trusts this box without turning verification off."
+		sysTrust = "This client checks certificates against the system's trust store: add the certificate below to it (compare its fingerprint first), or use the bridge, which needs no certificate."
+		nodeEnv = map[string]string{"NODE_EXTRA_CA_CERTS": pemFile}
+	}
+	bridge := func(file string) setupBlock {
+		return setupBlock{Title: "Through the local bridge (recommended on the LAN)", Where: file,
+			Text: jsonConfig("mcpServers", map[string]any{"command": "openlolo", "args": []string{"mcp", base}}), Trust: trustBridge}
+	}
+	remote := func(file string) setupBlock {
+		srv := map[string]any{"command": "npx", "args": []string{"-y", "mcp-remote@0.15.1", mcpURL}}
+		if nodeEnv != nil {
+			srv["env"] = nodeEnv
+		}
+		return setupBlock{Title: "Remote MCP through mcp-remote", Where: file, Text: jsonConfig("mcpServers", srv), Trust: trustOAuth + nodeTrust}
+	}
+	claudeCode := "claude mcp add --transport http openlolo " + mcpURL
+	if pemFile != "" {
+		claudeCode += "\n# then start Claude Code trusting the box's certificate:\nNODE_EXTRA_CA_CERTS=" + pemFile + " claude"
+	}
+	codexRemote := "[mcp_servers.openlolo]\nurl = " + strconv.Quote(mcpURL) + "\n\n# then sign in: codex mcp login openlolo"
+	return []clientSetup{
+		{ID: "claude-code", Name: "Claude Code", Blocks: []setupBlock{
+			{Title: "Through the local bridge (recommended on the LAN)", Where: "shell",
+				Text: "claude mcp add openlolo -- openlolo mcp " + base, Trust: trustBridge},
+			{Title: "Remote HTTP transport", Where: "shell", Text: claudeCode,
+				Trust: trustOAuth + nodeTrust + " (The npm-installed Claude Code reads NODE_EXTRA_CA_CERTS; the native build may not, then use the bridge.)"},
+		}},
+		{ID: "claude-desktop", Name: "Claude Desktop", Blocks: []setupBlock{
+			bridge("claude_desktop_config.json (Settings, Developer, Edit Config)"),
+			remote("claude_desktop_config.json"),
+		}},
+		{ID: "cursor", Name: "Cursor", Blocks: []setupBlock{
+			bridge("~/.cursor/mcp.json (or .cursor/mcp.json in a project)"),
+			{Title: "Remote HTTP transport", Where: "~/.cursor/mcp.json",
+				Text: jsonConfig("mcpServers", map[string]any{"url": mcpURL}), Trust: trustOAuth + sysTrust},
+		}},
+		{ID: "vscode", Name: "VS Code", Blocks: []setupBlock{
+			{Title: "Through the local bridge (recommended on the LAN)", Where: ".vscode/mcp.json (or MCP: Open User Configuration)",
+				Text: jsonConfig("servers", map[string]any{"type": "stdio", "command": "openlolo", "args": []string{"mcp", base}}), Trust: trustBridge},
+			{Title: "Remote HTTP transport", Where: ".vscode/mcp.json",
+				Text: jsonConfig("servers", map[string]any{"type": "http", "url": mcpURL}), Trust: trustOAuth + sysTrust},
+		}},
+		{ID: "codex", Name: "Codex", Blocks: []setupBlock{
+			{Title: "Through the local bridge (recommended on the LAN)", Where: "~/.codex/config.toml",
+				Text: "[mcp_servers.openlolo]\ncommand = \"openlolo\"\nargs = [\"mcp\", " + strconv.Quote(base) + "]", Trust: trustBridge},
+			{Title: "Remote HTTP transport", Where: "~/.codex/config.toml", Text: codexRemote, Trust: trustOAuth + sysTrust},
+		}},
+		{ID: "windsurf", Name: "Windsurf", Blocks: []setupBlock{
+			bridge("~/.codeium/windsurf/mcp_config.json"),
+			{Title: "Remote HTTP transport", Where: "~/.codeium/windsurf/mcp_config.json",
+				Text: jsonConfig("mcpServers", map[string]any{"serverUrl": mcpURL}), Trust: trustOAuth + sysTrust},
+		}},
+	}
+}
+
+// jsonConfig is {"<key>": {"openlolo": server}}, indented as the clients'
+// own documentation shows it.
+func jsonConfig(key string, server map[string]any) string {
+	b, err := json.MarshalIndent(map[string]any{key: map[string]any{"openlolo": server}}, "", "  ")
+	if err != nil {
+		panic(err) // maps of strings and string slices always encode
+	}
+	return strings.ReplaceAll(string(b), `\u0026`, "&")
 }
 
 // certificate serves the LAN certificate (never the key) as a download.

@@ -52,6 +52,7 @@ type boxOpts struct {
 	phone   phone.Phone
 	control owner.Controller
 	button  owner.Button
+	certPEM []byte // BoxInfo.CertPEM: the certificate the Connect page offers
 }
 
 func newBox(t *testing.T, o boxOpts) *box {
@@ -70,7 +71,7 @@ func newBox(t *testing.T, o boxOpts) *box {
 	b.pages, err = owner.New(owner.Config{
 		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Now: clk.Now, SetupCodeFile: b.setupFile,
 		Info: func() owner.BoxInfo {
-			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim"}
+			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}
 		},
 	})
 	if err != nil {
