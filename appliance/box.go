@@ -23,6 +23,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/mcp"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/phone"
 	boxtls "github.com/openlolo/openlolo/tls"
@@ -70,10 +71,11 @@ type Config struct {
 	// TailnetCerts gives the remote entry's certificates; nil means the
 	// tailnet's own (tests use a local CA).
 	TailnetCerts entry.CertSource
-	// Panel is the box's button and status LED (hw/gpio): a short press
-	// claims an unclaimed box, a 10 s hold resets it, and the LED shows
-	// the box's state. nil (or one with nothing attached): none.
-	Panel Panel
+	// Panel is the box's button and status LED (cmd/openlolo adapts
+	// hw/gpio to it): a short press claims an unclaimed box, a 10 s hold
+	// resets it, and the LED shows the box's state. nil (or one with
+	// nothing attached): none.
+	Panel panel.Panel
 	// CPUInfo is the path of the board's cpuinfo, for the default name;
 	// "" means /proc/cpuinfo.
 	CPUInfo string
@@ -101,8 +103,8 @@ type Box struct {
 	control *control.Service
 	owner   *owner.Pages
 	mcp     *mcp.Handler
-	remote  *remote // the remote (tailnet) entry
-	panel   *panel  // the button and the LED
+	remote  *remote   // the remote (tailnet) entry
+	panel   *controls // the button and the LED
 
 	// life is the services' context: it outlives Run's context so
 	// background work (the control service's event follower) keeps going

@@ -15,15 +15,16 @@
 //
 // # Button and LED
 //
-// [Config].Panel (hw/gpio, opened by serve) is the box's button and
-// status LED, also the caller's to close. While the box runs, a short
-// press confirms a claim waiting on the box page for one; holding the
-// button 10 s is a factory reset (see owner.Pages.FactoryReset: owner,
-// sessions, clients, grants, tokens and the journal go, the certificate
-// stays), after which the new setup code is printed on Out, logged and
-// written to the setup-code file. The LED is recomputed every second and
-// on phone and button events; the first that holds wins: fast blink when
-// the store cannot be read, slow blink while unclaimed, fast blink when the
-// phone is not ready, slow blink while a client's request waits for
-// approval, else on. It is off before Run and after it.
+// [Config].Panel (a [panel.Panel]; serve adapts hw/gpio to it) is the
+// box's button and status LED, also the caller's to close. While the box
+// runs, a short press confirms a claim waiting on the box page for one;
+// holding the button 10 s is a factory reset (see
+// owner.Pages.FactoryReset: owner, sessions, clients, grants, tokens and
+// the journal go, the certificate stays), after which the new setup code
+// is printed on Out, logged and written to the setup-code file. The LED
+// is recomputed every second and on phone and button events; the first
+// that holds wins: fast blink when the store cannot be read, slow blink
+// while unclaimed, fast blink when the phone is not ready, slow blink
+// while a client's request waits for approval, else on. It is off before
+// Run and after it.
 package appliance

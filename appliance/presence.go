@@ -9,60 +9,46 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/gpio"
 )
-
-// Panel is the box's button and status LED. *gpio.Panel satisfies it;
-// tests pass a fake.
-type Panel interface {
-	// Events are the button's presses and holds; closed when the panel
-	// closes.
-	Events() <-chan gpio.Event
-	// SetLED sets what the LED shows.
-	SetLED(gpio.LED)
-	// Available reports whether a button or an LED is attached.
-	Available() bool
-	// HasButton reports whether a button is attached.
-	HasButton() bool
-}
 
 // ledEvery is how often the LED is recomputed without an event.
 const ledEvery = time.Second
 
-// panel runs the box's physical controls while the box runs: presses go
+// controls runs the box's physical controls while the box runs: presses go
 // to the claim page, a long hold resets the box, and the LED follows the
 // box's state.
-type panel struct {
+type controls struct {
 	b       *Box
-	p       Panel // nil: no panel
-	presses chan gpio.Event
+	p       panel.Panel // nil: no panel
+	presses chan panel.Event
 	wake    chan struct{} // recompute the LED now
 	closeMu sync.Once
 }
 
 // newPanel wraps cfg.Panel; without one (or one with nothing attached)
 // the box has no physical controls.
-func (b *Box) newPanel() *panel {
-	pn := &panel{b: b, wake: make(chan struct{}, 1)}
+func (b *Box) newPanel() *controls {
+	pn := &controls{b: b, wake: make(chan struct{}, 1)}
 	if b.cfg.Panel == nil {
 		b.log.Debug("no button or LED; the box is claimed with the setup code only")
 		return pn
 	}
 	if !b.cfg.Panel.Available() {
-		return pn // hw/gpio said so already
+		return pn // its adapter said so already
 	}
 	pn.p = b.cfg.Panel
 	if !pn.p.HasButton() {
 		b.log.Debug("an LED but no button; the box is claimed with the setup code only")
 		return pn
 	}
-	pn.presses = make(chan gpio.Event)
+	pn.presses = make(chan panel.Event)
 	return pn
 }
 
 // button is what the claim page reads presses from; nil without a button.
-func (pn *panel) button() owner.Button {
+func (pn *controls) button() owner.Button {
 	if pn.presses == nil {
 		return nil
 	}
@@ -70,14 +56,14 @@ func (pn *panel) button() owner.Button {
 }
 
 // pressFeed hands the box's presses to the claim page.
-type pressFeed chan gpio.Event
+type pressFeed chan panel.Event
 
 // Events implements owner.Button.
-func (f pressFeed) Events() <-chan gpio.Event { return f }
+func (f pressFeed) Events() <-chan panel.Event { return f }
 
 // run serves the panel until ctx ends; it returns when both loops have
 // stopped. Box.Run calls it.
-func (pn *panel) run(ctx context.Context) (wait func()) {
+func (pn *controls) run(ctx context.Context) (wait func()) {
 	if pn.p == nil {
 		return func() {}
 	}
@@ -88,13 +74,13 @@ func (pn *panel) run(ctx context.Context) (wait func()) {
 }
 
 // close ends the claim page's reader; call it after run's loops stopped.
-func (pn *panel) close() {
+func (pn *controls) close() {
 	if pn.presses != nil {
 		pn.closeMu.Do(func() { close(pn.presses) })
 	}
 }
 
-func (pn *panel) poke() {
+func (pn *controls) poke() {
 	select {
 	case pn.wake <- struct{}{}:
 	default:
@@ -102,11 +88,11 @@ func (pn *panel) poke() {
 }
 
 // buttonLoop dispatches the button's events.
-func (pn *panel) buttonLoop(ctx context.Context) {
+func (pn *controls) buttonLoop(ctx context.Context) {
 	log := pn.b.log
 	events := pn.p.Events()
 	for {
-		var ev gpio.Event
+		var ev panel.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
@@ -117,7 +103,7 @@ func (pn *panel) buttonLoop(ctx context.Context) {
 			}
 		}
 		switch ev.Kind {
-		case gpio.Press:
+		case panel.Press:
 			if pn.presses == nil {
 				break
 			}
@@ -126,11 +112,11 @@ func (pn *panel) buttonLoop(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			}
-		case gpio.ResetWarning:
+		case panel.ResetWarning:
 			log.Warn("button held: the box resets in 5 s unless it is let go")
-		case gpio.ResetCancelled:
+		case panel.ResetCancelled:
 			log.Info("button let go: factory reset cancelled")
-		case gpio.Reset:
+		case panel.Reset:
 			if err := pn.b.factoryReset(ctx); err != nil {
 				log.Error("factory reset failed", "err", err)
 			}
@@ -160,11 +146,11 @@ func (b *Box) factoryReset(ctx context.Context) error {
 }
 
 // ledLoop recomputes the LED every second and after events.
-func (pn *panel) ledLoop(ctx context.Context) {
+func (pn *controls) ledLoop(ctx context.Context) {
 	phoneEvents := pn.b.cfg.Phone.Subscribe(ctx)
 	t := time.NewTicker(ledEvery)
 	defer t.Stop()
-	last := gpio.LED(-1)
+	last := panel.LED(-1)
 	for {
 		s := pn.b.ledState(ctx)
 		if s.led != last {
@@ -174,7 +160,7 @@ func (pn *panel) ledLoop(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-			pn.p.SetLED(gpio.Off)
+			pn.p.SetLED(panel.Off)
 			return
 		case <-t.C:
 		case <-pn.wake:
@@ -188,7 +174,7 @@ func (pn *panel) ledLoop(ctx context.Context) {
 
 // ledView is what the LED shows and why.
 type ledView struct {
-	led gpio.LED
+	led panel.LED
 	why string
 }
 
@@ -213,15 +199,15 @@ func (b *Box) ledState(ctx context.Context) ledView {
 	})
 	switch {
 	case err != nil:
-		return ledView{gpio.FastBlink, "store: " + err.Error()}
+		return ledView{panel.FastBlink, "store: " + err.Error()}
 	case !claimed:
-		return ledView{gpio.SlowBlink, "unclaimed"}
+		return ledView{panel.SlowBlink, "unclaimed"}
 	}
 	if st := b.cfg.Phone.State(); !st.Ready {
-		return ledView{gpio.FastBlink, "phone: " + st.Code}
+		return ledView{panel.FastBlink, "phone: " + st.Code}
 	}
 	if pending {
-		return ledView{gpio.SlowBlink, "approval waiting"}
+		return ledView{panel.SlowBlink, "approval waiting"}
 	}
-	return ledView{gpio.On, "ready"}
+	return ledView{panel.On, "ready"}
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/gpio"
 	"github.com/openlolo/openlolo/hw/sim"
 )
 
@@ -26,11 +26,11 @@ func TestLEDStateStoreError(t *testing.T) {
 	}
 	defer ph.Close()
 	b := &Box{store: st, cfg: Config{Phone: ph}}
-	if got := b.ledState(context.Background()); got.led != gpio.SlowBlink {
+	if got := b.ledState(context.Background()); got.led != panel.SlowBlink {
 		t.Errorf("unclaimed: LED %s (%s), want slow_blink", got.led, got.why)
 	}
 	st.Close()
-	if got := b.ledState(context.Background()); got.led != gpio.FastBlink || got.why == "" {
+	if got := b.ledState(context.Background()); got.led != panel.FastBlink || got.why == "" {
 		t.Errorf("closed store: LED %s (%s), want fast_blink with the reason", got.led, got.why)
 	}
 }

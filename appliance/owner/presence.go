@@ -9,15 +9,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/gpio"
 )
 
 // Button is the box's button as the claim page uses it: a short press
-// ([gpio.Press]) confirms the claim that waits for one. *gpio.Panel
+// ([panel.Press]) confirms the claim that waits for one. A [panel.Panel]
 // satisfies it; the pages read Events until the channel is closed.
 type Button interface {
-	Events() <-chan gpio.Event
+	Events() <-chan panel.Event
 }
 
 // Claims by the button.
@@ -70,7 +70,7 @@ func (p *Pages) watchButton() {
 	events := p.cfg.Button.Events()
 	go func() {
 		for ev := range events {
-			if ev.Kind == gpio.Press {
+			if ev.Kind == panel.Press {
 				p.pressed(context.Background(), ev.At)
 			}
 		}

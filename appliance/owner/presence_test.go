@@ -12,27 +12,27 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/gpio"
 )
 
 // fakeButton is the box's button as a test presses it.
-type fakeButton struct{ ch chan gpio.Event }
+type fakeButton struct{ ch chan panel.Event }
 
 func newButton(t *testing.T) *fakeButton {
-	b := &fakeButton{ch: make(chan gpio.Event)} // unbuffered: see press
+	b := &fakeButton{ch: make(chan panel.Event)} // unbuffered: see press
 	t.Cleanup(func() { close(b.ch) })
 	return b
 }
 
-func (b *fakeButton) Events() <-chan gpio.Event { return b.ch }
+func (b *fakeButton) Events() <-chan panel.Event { return b.ch }
 
 // press presses the button and returns once the pages have handled the
 // press: they read events one at a time, so the second send completes
 // only after the press was dealt with.
 func (b *fakeButton) press() {
-	b.ch <- gpio.Event{Kind: gpio.Press, At: time.Now()}
-	b.ch <- gpio.Event{Kind: gpio.ResetCancelled, At: time.Now()}
+	b.ch <- panel.Event{Kind: panel.Press, At: time.Now()}
+	b.ch <- panel.Event{Kind: panel.ResetCancelled, At: time.Now()}
 }
 
 // startButtonClaim sends the "claim with the button" form from c.
