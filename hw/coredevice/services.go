@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"unicode/utf8"
 
+	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/remotexpc"
 	"github.com/openlolo/openlolo/hw/coredevice/xpc"
 )
@@ -294,4 +295,35 @@ func (c *Conn) pasteboard(ctx context.Context, req xpc.Dict) (xpc.Dict, error) {
 		return nil, fmt.Errorf("coredevice: pasteboard %s: %w", req.String("command"), err)
 	}
 	return reply, nil
+}
+
+// RemoteLockdownService is lockdown over the tunnel (RSDCheckin).
+const RemoteLockdownService = "com.apple.mobile.lockdown.remote.trusted"
+
+// DeveloperMode reports whether Developer Mode is on (Settings > Privacy
+// & Security > Developer Mode; the phone restarts to turn it on). The
+// CoreDevice services beyond the basics need it.
+func (c *Conn) DeveloperMode(ctx context.Context) (bool, error) {
+	s, ok := c.RSD.Service(RemoteLockdownService)
+	if !ok {
+		return false, fmt.Errorf("%w: %s", ErrNoService, RemoteLockdownService)
+	}
+	tc, err := c.net.DialTCP(ctx, s.Port)
+	if err != nil {
+		return false, fmt.Errorf("coredevice: remote lockdown: %w", err)
+	}
+	lc := lockdown.NewClient(tc, "")
+	defer lc.Close()
+	if err := lc.Checkin(ctx); err != nil {
+		return false, fmt.Errorf("coredevice: remote lockdown: %w", err)
+	}
+	v, err := lc.GetValue(ctx, "com.apple.security.mac.amfi", "DeveloperModeStatus")
+	if err != nil {
+		return false, fmt.Errorf("coredevice: developer mode status: %w", err)
+	}
+	on, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("coredevice: developer mode status is %T", v)
+	}
+	return on, nil
 }

@@ -17,7 +17,7 @@ import (
 
 func dialFake(t *testing.T, st *coredevicetest.State) (*coredevicetest.Phone, *coredevice.Conn) {
 	t.Helper()
-	p := &coredevicetest.Phone{}
+	p := &coredevicetest.Phone{DeveloperMode: true}
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	d := &coredevice.Dialer{Mux: mux, Store: lockdown.Store{Dir: filepath.Join(t.TempDir(), "pair")}, PairInterval: time.Millisecond}
@@ -35,6 +35,9 @@ func TestServices(t *testing.T) {
 	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes", "com.apple.mobilesafari": "Safari"}}
 	p, c := dialFake(t, st)
 
+	if on, err := c.DeveloperMode(ctx); err != nil || !on {
+		t.Errorf("DeveloperMode = %v, %v; want on", on, err)
+	}
 	info, err := c.DeviceInfo(ctx)
 	if err != nil || info.String("deviceName") != "Test iPhone" {
 		t.Errorf("DeviceInfo = %v, %v", info, err)
@@ -150,6 +153,9 @@ func TestMissingFeature(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if on, err := c.DeveloperMode(t.Context()); err != nil || on {
+		t.Errorf("DeveloperMode = %v, %v; want off", on, err)
+	}
 	if _, err := c.DeviceInfo(t.Context()); !errors.Is(err, coredevice.ErrNoFeature) {
 		t.Errorf("DeviceInfo = %v, want ErrNoFeature", err)
 	}

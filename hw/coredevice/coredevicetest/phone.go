@@ -48,6 +48,7 @@ const (
 	proxyPort = 49152
 	rsdPort   = 58783
 	firstPort = 50000
+	shimPort  = 49999 // com.apple.mobile.lockdown.remote.trusted
 )
 
 // Phone is a fake iPhone. Set the fields, then Start.
@@ -60,6 +61,8 @@ type Phone struct {
 	Prompt func() string
 	// Services are the RemoteXPC services RSD lists, by name.
 	Services map[string]Service
+	// DeveloperMode is what remote lockdown reports.
+	DeveloperMode bool
 
 	Mux      *usbmuxtest.Server
 	Lockdown *lockdowntest.Device
@@ -89,8 +92,9 @@ func (p *Phone) Start(t testing.TB) *usbmux.Client {
 	}
 	p.Lockdown = &lockdowntest.Device{
 		UDID: p.UDID, ProductType: p.ProductType, ProductVersion: p.ProductVersion, DeviceName: "Test iPhone",
-		Prompt:   p.Prompt,
-		Services: map[string]lockdowntest.Service{"com.apple.internal.devicecompute.CoreDeviceProxy": {Port: proxyPort, SSL: true}},
+		Prompt:        p.Prompt,
+		DeveloperMode: p.DeveloperMode,
+		Services:      map[string]lockdowntest.Service{"com.apple.internal.devicecompute.CoreDeviceProxy": {Port: proxyPort, SSL: true}},
 	}
 	p.ports = map[string]uint16{}
 	p.requests = map[string][]xpc.Dict{}
@@ -191,6 +195,10 @@ func (p *Phone) serveProxy(conn net.Conn) {
 		n.Close()
 		return
 	}
+	if err := p.listen(n, shimPort, p.Lockdown.Serve); err != nil {
+		n.Close()
+		return
+	}
 	for name, port := range p.ports {
 		if err := p.listen(n, port, func(c net.Conn) { p.serveService(name, c) }); err != nil {
 			n.Close()
@@ -257,6 +265,11 @@ func (p *Phone) handshake() xpc.Dict {
 			}},
 		}})
 	}
+	services = append(services, xpc.Entry{Key: "com.apple.mobile.lockdown.remote.trusted", Value: xpc.Dict{
+		{Key: "Entitlement", Value: "com.apple.mobile.lockdown.remote.trusted"},
+		{Key: "Port", Value: strconv.Itoa(shimPort)},
+		{Key: "Properties", Value: xpc.Dict{{Key: "ServiceVersion", Value: uint64(1)}}},
+	}})
 	return xpc.Dict{
 		{Key: "MessageType", Value: "Handshake"},
 		{Key: "MessagingProtocolVersion", Value: uint64(7)},

@@ -65,6 +65,33 @@ func (c *Client) Request(ctx context.Context, req plist.Dict) (plist.Dict, error
 	return reply, nil
 }
 
+// Checkin runs RSDCheckin, which starts lockdown over the tunnel (the
+// "shim" services RSD lists, e.g. com.apple.mobile.lockdown.remote.trusted):
+// no session and no TLS, the tunnel is the trust. After it, GetValue and
+// the rest work as usual.
+func (c *Client) Checkin(ctx context.Context) error {
+	r, err := c.Request(ctx, plist.Dict{{Key: "Request", Value: "RSDCheckin"}})
+	if err != nil {
+		return err
+	}
+	if r.String("Request") != "RSDCheckin" {
+		return fmt.Errorf("%w: RSDCheckin answered with %q", ErrMalformed, r.String("Request"))
+	}
+	stop := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	r, err = ReadMessage(c.conn)
+	if err != nil {
+		return fmt.Errorf("lockdown: RSDCheckin: %w", err)
+	}
+	if e := r.String("Error"); e != "" {
+		return &Error{Request: "RSDCheckin", Name: e}
+	}
+	if r.String("Request") != "StartService" {
+		return fmt.Errorf("%w: RSDCheckin then %q, want StartService", ErrMalformed, r.String("Request"))
+	}
+	return nil
+}
+
 // QueryType returns lockdownd's type, "com.apple.mobile.lockdown" on a
 // device.
 func (c *Client) QueryType(ctx context.Context) (string, error) {

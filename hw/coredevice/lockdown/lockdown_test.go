@@ -254,3 +254,32 @@ func TestNewPairRecordBadKey(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckin(t *testing.T) {
+	for name, tt := range map[string]struct {
+		replies []plist.Dict
+		ok      bool
+	}{
+		"ok":         {[]plist.Dict{{{Key: "Request", Value: "RSDCheckin"}}, {{Key: "Request", Value: "StartService"}}}, true},
+		"refused":    {[]plist.Dict{{{Key: "Request", Value: "RSDCheckin"}}, {{Key: "Request", Value: "StartService"}, {Key: "Error", Value: "ServiceProhibited"}}}, false},
+		"wrong echo": {[]plist.Dict{{{Key: "Request", Value: "Other"}}}, false},
+		"no start":   {[]plist.Dict{{{Key: "Request", Value: "RSDCheckin"}}, {{Key: "Request", Value: "Other"}}}, false},
+	} {
+		a, b := net.Pipe()
+		go func() {
+			defer b.Close()
+			req, err := lockdown.ReadMessage(b)
+			if err != nil || req.String("Request") != "RSDCheckin" || req.String("ProtocolVersion") != "2" {
+				return
+			}
+			for _, r := range tt.replies {
+				lockdown.WriteMessage(b, r)
+			}
+		}()
+		err := lockdown.NewClient(a, "t").Checkin(t.Context())
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: Checkin = %v", name, err)
+		}
+		a.Close()
+	}
+}

@@ -37,6 +37,9 @@ type Device struct {
 	Prompt func() string
 	// Services lists what StartService starts.
 	Services map[string]Service
+	// DeveloperMode is what DeveloperModeStatus (domain
+	// com.apple.security.mac.amfi) reports.
+	DeveloperMode bool
 
 	once sync.Once
 	key  *rsa.PrivateKey
@@ -147,6 +150,13 @@ func (d *Device) Serve(conn net.Conn) {
 			}
 			reply = plist.Dict{{Key: "Request", Value: name}, {Key: "Service", Value: req.String("Service")},
 				{Key: "Port", Value: uint64(s.Port)}, {Key: "EnableServiceSSL", Value: s.SSL}}
+		case "RSDCheckin":
+			// Over the tunnel: the tunnel is the trust, no TLS.
+			if err := lockdown.WriteMessage(c, plist.Dict{{Key: "Request", Value: name}}); err != nil {
+				return
+			}
+			session = "RSD"
+			reply = plist.Dict{{Key: "Request", Value: "StartService"}}
 		case "StopSession":
 			reply = plist.Dict{{Key: "Request", Value: name}}
 		default:
@@ -159,6 +169,9 @@ func (d *Device) Serve(conn net.Conn) {
 }
 
 func (d *Device) value(domain, key string) (any, bool) {
+	if domain == "com.apple.security.mac.amfi" && key == "DeveloperModeStatus" {
+		return d.DeveloperMode, true
+	}
 	if domain != "" {
 		return nil, false
 	}
