@@ -87,6 +87,7 @@ func commands() []command {
 		{name: "call", summary: "call one tool on a paired box: openlolo call BOX TOOL key=value …", run: callCmd},
 		{name: "mcp", summary: "serve MCP on stdio for a local agent, forwarding to a paired box", run: mcpCmd},
 		{name: "boxes", summary: "list the boxes this user has paired with", run: boxesCmd},
+		{name: "selftest", summary: "check a phone attached to this machine and print a report: selftest --phone coredevice --state DIR", run: selftest},
 	}
 }
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
+)
+
+// TestSelfTestCoreDevice runs the self-test against the fake iPhone: it
+// pairs, takes a screenshot, lists and launches apps, and round-trips
+// Unicode through the clipboard, reporting each step.
+func TestSelfTestCoreDevice(t *testing.T) {
+	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes"}}
+	p := &coredevicetest.Phone{DeveloperMode: true}
+	p.Services = st.Services(p)
+	mux := p.Start(t)
+	state := t.TempDir()
+	code, out, errb := run(t, "", "selftest", "--phone", "coredevice", "--state", state, "--usbmuxd", mux.Socket)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
+	}
+	for _, want := range []string{
+		"ok      usbmuxd", "ok      tunnel", "phone   iPhone17,1, iOS 27.0", "ok      developer mode   on",
+		"ok      screenshot", "ok      apps             1 apps: com.apple.mobilenotes", "ok      launch           com.apple.mobilenotes, pid 4242",
+		`ok      set clipboard    "héllo ✓ 日本" set and read back`, `ok      clipboard        "héllo ✓ 日本"`,
+		"skip    paste, tap", "result: 8 ok, 0 failed, 1 skipped",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(state, "selftest-screenshot.png")); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("screenshot file: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(state, "coredevice", p.UDID+".plist")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("pair record: %v %v", fi, err)
+	}
+	if got := st.Launches(); len(got) != 1 {
+		t.Errorf("launched %v", got)
+	}
+}
+
+func TestSelfTestNoPhone(t *testing.T) {
+	p := &coredevicetest.Phone{}
+	mux := p.Start(t)
+	p.Unplug()
+	code, out, _ := run(t, "", "selftest", "--phone", "coredevice", "--state", t.TempDir(), "--usbmuxd", mux.Socket)
+	if code != 1 || !strings.Contains(out, "FAIL    usbmuxd          no iPhone on USB") || !strings.Contains(out, "result: 0 ok, 1 failed") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestSelfTestUsage(t *testing.T) {
+	if code, _, _ := run(t, "", "selftest", "--phone", "sim", "--state", t.TempDir()); code != 2 {
+		t.Errorf("--phone sim: exit %d, want 2", code)
+	}
+	if code, _, _ := run(t, "", "selftest", "--phone", "coredevice"); code != 2 {
+		t.Errorf("no --state: exit %d, want 2", code)
+	}
+}

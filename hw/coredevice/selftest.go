@@ -1,0 +1,163 @@
+package coredevice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
+	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
+)
+
+// SelfTestOptions configure SelfTest.
+type SelfTestOptions struct {
+	Socket   string // usbmuxd's socket ("" means usbmux.DefaultSocket)
+	StateDir string // pair records go to StateDir/coredevice (0700; files 0600)
+	OutDir   string // where the screenshot is saved ("" means StateDir)
+	Version  string // the program's version, for the report
+	// Text is what send_text puts on the clipboard ("" means "héllo ✓ 日本").
+	Text string
+	// LaunchBundle is the app to launch ("" means Notes).
+	LaunchBundle string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// SelfTest checks an attached iPhone step by step for people with
+// hardware and writes a report to w that can be pasted into an issue. It
+// returns how many steps failed.
+func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	text := o.Text
+	if text == "" {
+		text = "héllo ✓ 日本"
+	}
+	bundle := o.LaunchBundle
+	if bundle == "" {
+		bundle = "com.apple.mobilenotes"
+	}
+	out := o.OutDir
+	if out == "" {
+		out = o.StateDir
+	}
+	failed, passed, skipped := 0, 0, 0
+	step := func(name string, start time.Time, err error, detail string) bool {
+		took := now().Sub(start).Round(10 * time.Millisecond)
+		switch {
+		case err == nil:
+			passed++
+			fmt.Fprintf(w, "ok      %-16s %s (%v)\n", name, detail, took)
+		case errors.Is(err, errSkip):
+			skipped++
+			fmt.Fprintf(w, "skip    %-16s %s\n", name, detail)
+		default:
+			failed++
+			fmt.Fprintf(w, "FAIL    %-16s %v\n", name, err)
+		}
+		return err == nil
+	}
+	fmt.Fprintf(w, "openlolo selftest --phone coredevice (openlolo %s, %s/%s, %s)\n", o.Version, runtime.GOOS, runtime.GOARCH, now().UTC().Format(time.RFC3339))
+	defer func() {
+		fmt.Fprintf(w, "result: %d ok, %d failed, %d skipped\n", passed, failed, skipped)
+	}()
+
+	mux := &usbmux.Client{Socket: o.Socket}
+	t := now()
+	devs, err := mux.ListDevices(ctx)
+	var dev usbmux.Device
+	if err == nil {
+		var usb []usbmux.Device
+		for _, d := range devs {
+			if d.ConnectionType == "USB" {
+				usb = append(usb, d)
+			}
+		}
+		switch len(usb) {
+		case 0:
+			err = errors.New("no iPhone on USB: plug it in with a data cable and unlock it")
+		default:
+			dev = usb[0]
+		}
+	}
+	if !step("usbmuxd", t, err, fmt.Sprintf("%d device(s); using %s", len(devs), dev.UDID)) {
+		return failed
+	}
+
+	dir := filepath.Join(o.StateDir, "coredevice")
+	d := &Dialer{
+		Mux: mux, Store: lockdown.Store{Dir: dir}, Now: now,
+		Trust: func(err error) {
+			if errors.Is(err, lockdown.ErrPasscode) {
+				fmt.Fprintf(w, "...     pair             unlock the phone\n")
+				return
+			}
+			fmt.Fprintf(w, "...     pair             the phone asks Trust This Computer?: tap Trust and enter the passcode\n")
+		},
+	}
+	t = now()
+	c, err := d.Dial(ctx, dev)
+	if !step("tunnel", t, err, func() string {
+		if c == nil {
+			return ""
+		}
+		return fmt.Sprintf("pair record in %s; host %v, device %v, RSD port %d, %d services", dir, c.Params.Address, c.Params.ServerAddress, c.Params.RSDPort, len(c.RSD.Services))
+	}()) {
+		return failed
+	}
+	defer c.Close()
+	fmt.Fprintf(w, "phone   %s, iOS %s (%s), %q\n", c.Info.ProductType, c.Info.ProductVersion, c.Info.BuildVersion, c.Info.DeviceName)
+
+	t = now()
+	dm, err := c.DeveloperMode(ctx)
+	step("developer mode", t, err, map[bool]string{true: "on", false: "off: Settings > Privacy & Security > Developer Mode (the phone restarts); screenshots and apps need it"}[dm])
+
+	t = now()
+	png, err := c.Screenshot(ctx)
+	detail := ""
+	if err == nil {
+		path := filepath.Join(out, "selftest-screenshot.png")
+		if err = os.WriteFile(path, png, 0o600); err == nil {
+			detail = fmt.Sprintf("%d bytes PNG saved to %s", len(png), path)
+		}
+	}
+	step("screenshot", t, err, detail)
+
+	t = now()
+	apps, err := c.Apps(ctx)
+	var names []string
+	for i, a := range apps {
+		if i == 5 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, a.BundleID)
+	}
+	step("apps", t, err, fmt.Sprintf("%d apps: %s", len(apps), strings.Join(names, ", ")))
+
+	t = now()
+	pid, err := c.Launch(ctx, bundle, false)
+	step("launch", t, err, fmt.Sprintf("%s, pid %d", bundle, pid))
+
+	t = now()
+	err = c.SetClipboard(ctx, text)
+	step("set clipboard", t, err, fmt.Sprintf("%q set and read back", text))
+
+	t = now()
+	got, count, err := c.Clipboard(ctx)
+	step("clipboard", t, err, fmt.Sprintf("%q (change count %d)", got, count))
+
+	step("paste, tap", now(), errSkip, "not built yet: keyboard and touch need DisplayService + HID (iOS 27+); below 27, use --phone gadget")
+	return failed
+}
+
+// errSkip marks a step the self-test does not run.
+var errSkip = errors.New("skipped")
