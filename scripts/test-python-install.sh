@@ -29,7 +29,9 @@ fail() { echo "test-python-install: FAIL: $*"; exit 1; }
 check() {
 	v=$1
 	"$v/bin/pip" show openlolo-sdk >/dev/null 2>&1 || fail "$2: pip show openlolo-sdk finds no distribution of that name"
-	"$v/bin/openlolo-sdk" --help | grep -q 'pair' || fail "$2: openlolo-sdk --help does not list pair"
+	# into a file: grep -q would close the pipe early (BrokenPipeError in the command)
+	"$v/bin/openlolo-sdk" --help > "$dir/help.txt" || fail "$2: openlolo-sdk --help failed"
+	grep -q 'pair' "$dir/help.txt" || fail "$2: openlolo-sdk --help does not list pair"
 	(cd "$dir" && "$v/bin/python" -c 'import openlolo, openlolo.cli, sys; assert hasattr(openlolo, "Box"), "no openlolo.Box"') ||
 		fail "$2: import openlolo"
 	echo "test-python-install: ok: $2"
