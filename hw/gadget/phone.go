@@ -50,6 +50,9 @@ type Options struct {
 	Poll time.Duration
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Now is the clock events are stamped with and retries are timed
+	// on; nil means time.Now.
+	Now func() time.Time
 
 	// open replaces the hidg opener in tests.
 	open func(string) (int, error)
@@ -121,6 +124,9 @@ func Open(ctx context.Context, opts Options) (*Phone, error) {
 	if opts.refresh <= 0 {
 		opts.refresh = time.Second
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if opts.Serial == "" {
 		opts.Serial = boardSerial()
 	}
@@ -171,7 +177,7 @@ func boardSerial() string {
 // bind applies the gadget and builds the writer and the input driver.
 func (p *Phone) bind(ctx context.Context) error {
 	p.mu.Lock()
-	p.lastBind = time.Now()
+	p.lastBind = p.opts.Now()
 	p.mu.Unlock()
 	b, err := p.setup.Apply(ctx, 5*time.Second)
 	if err != nil {
@@ -192,7 +198,7 @@ func (p *Phone) bind(ctx context.Context) error {
 // openVideo opens the capture device unless disabled.
 func (p *Phone) openVideo(ctx context.Context) {
 	p.mu.Lock()
-	p.lastVid = time.Now()
+	p.lastVid = p.opts.Now()
 	have := p.video != nil
 	p.mu.Unlock()
 	if have || p.opts.Video == NoVideo {
@@ -252,8 +258,8 @@ func (p *Phone) monitor(ctx context.Context) {
 		case <-t.C:
 		}
 		p.mu.Lock()
-		needBind := p.bound == nil && time.Since(p.lastBind) > 2*time.Second
-		needVid := p.video == nil && p.opts.Video != NoVideo && time.Since(p.lastVid) > 2*time.Second
+		needBind := p.bound == nil && p.opts.Now().Sub(p.lastBind) > 2*time.Second
+		needVid := p.video == nil && p.opts.Video != NoVideo && p.opts.Now().Sub(p.lastVid) > 2*time.Second
 		p.mu.Unlock()
 		if needBind {
 			if err := p.bind(ctx); err != nil && !errors.Is(err, ErrNoUDC) {
@@ -299,7 +305,7 @@ func (p *Phone) setState(s phone.State) {
 		kind = phone.Attached
 	}
 	p.log.Info("gadget: state", "state", s.Code, "reason", s.Reason)
-	p.publish(phone.Event{Kind: kind, At: time.Now(), State: s})
+	p.publish(phone.Event{Kind: kind, At: p.opts.Now(), State: s})
 }
 
 func (p *Phone) publish(e phone.Event) {
@@ -413,10 +419,10 @@ func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) 
 	state := p.state
 	p.mu.Unlock()
 	if epoch != oldEpoch {
-		p.publish(phone.Event{Kind: phone.GeometryChanged, At: time.Now(), State: state})
+		p.publish(phone.Event{Kind: phone.GeometryChanged, At: p.opts.Now(), State: state})
 	}
 	if announce {
-		p.publish(phone.Event{Kind: phone.NewFrame, At: time.Now(), State: state, Seq: f.Seq})
+		p.publish(phone.Event{Kind: phone.NewFrame, At: p.opts.Now(), State: state, Seq: f.Seq})
 	}
 	return shot, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,6 +26,7 @@ type fakeKernel struct {
 	configfs, udcDir, devDir string
 	mu                       sync.Mutex
 	got                      map[string][]byte // node → bytes read
+	readers                  sync.WaitGroup    // the host's readers, done when the writer closes
 }
 
 func newFakeKernel(t *testing.T, platform, udcState string) *fakeKernel {
@@ -34,6 +36,9 @@ func newFakeKernel(t *testing.T, platform, udcState string) *fakeKernel {
 		configfs: filepath.Join(dir, "usb_gadget"), udcDir: filepath.Join(dir, "udc"), devDir: filepath.Join(dir, "dev"),
 		got: map[string][]byte{},
 	}
+	// Registered first, so it runs last: after the phone closed its
+	// writer, every reader has seen the end of its pipe.
+	t.Cleanup(k.readers.Wait)
 	l, err := LayoutFor(platform, Identity{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +69,7 @@ func (k *fakeKernel) open(t *testing.T) func(string) (int, error) {
 		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
 			return -1, err
 		}
-		go func() {
+		k.readers.Go(func() {
 			defer unix.Close(p[0])
 			buf := make([]byte, 256)
 			for {
@@ -81,7 +86,7 @@ func (k *fakeKernel) open(t *testing.T) func(string) (int, error) {
 				}
 				return
 			}
-		}()
+		})
 		return p[1], nil
 	}
 }
@@ -308,26 +313,25 @@ func TestPhoneInputAndScreenshot(t *testing.T) {
 
 func TestPhoneRefreshesGeometry(t *testing.T) {
 	t.Parallel()
-	k := newFakeKernel(t, Android, StateConfigured)
-	v := &fakeVideo{}
-	v.show(1, 64, 32, 16, 32)
-	p := openFake(t, k, Android, v)
-	waitState(t, p, "ready")
-	deadline := time.Now().Add(5 * time.Second)
-	for p.State().Geometry != (phone.Geometry{Width: 16, Height: 32, Epoch: 1}) {
-		if time.Now().After(deadline) {
-			t.Fatalf("geometry %+v without a screenshot, want 16x32 epoch 1", p.State().Geometry)
+	// The backend's poll and refresh timers run on the bubble's clock:
+	// each step moves it past one refresh and waits until the backend
+	// is idle again.
+	synctest.Test(t, func(t *testing.T) {
+		k := newFakeKernel(t, Android, StateConfigured)
+		v := &fakeVideo{}
+		v.show(1, 64, 32, 16, 32)
+		p := openFake(t, k, Android, v)
+		settle := func() { time.Sleep(3 * time.Second); synctest.Wait() }
+		settle()
+		if st := p.State(); st.Code != "ready" || st.Geometry != (phone.Geometry{Width: 16, Height: 32, Epoch: 1}) {
+			t.Fatalf("state %+v without a screenshot, want ready with 16x32 epoch 1", st)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond) // the next capture comes later
-	v.show(2, 64, 32, 64, 16)
-	for p.State().Geometry.Epoch != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("geometry %+v after rotation without a screenshot, want epoch 2", p.State().Geometry)
+		v.show(2, 64, 32, 64, 16)
+		settle()
+		if g := p.State().Geometry; g.Epoch != 2 {
+			t.Fatalf("geometry %+v after rotation without a screenshot, want epoch 2", g)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	})
 }
 
 func TestPhoneNoVideo(t *testing.T) {
