@@ -23,18 +23,18 @@ func TestInflightCommitted(t *testing.T) {
 		wantErr string
 	}{
 		{"committed in flight", []string{
-			"INSERT INTO oauth_tokens VALUES ('" + h("rt-last") + "', 'g1', 'refresh', 100, 0, 150)",
-			"INSERT INTO oauth_tokens VALUES ('" + h("rt-next") + "', 'g1', 'refresh', 150, 0, 0)",
+			"INSERT INTO oauth_tokens (hash, grant_id, kind, created_ms, expires_ms, used_ms) VALUES ('" + h("rt-last") + "', 'g1', 'refresh', 100, 0, 150)",
+			"INSERT INTO oauth_tokens (hash, grant_id, kind, created_ms, expires_ms, used_ms) VALUES ('" + h("rt-next") + "', 'g1', 'refresh', 150, 0, 0)",
 		}, ""},
 		{"acknowledged pair lost", []string{
-			"INSERT INTO oauth_tokens VALUES ('" + h("rt-older") + "', 'g1', 'refresh', 50, 0, 0)",
+			"INSERT INTO oauth_tokens (hash, grant_id, kind, created_ms, expires_ms, used_ms) VALUES ('" + h("rt-older") + "', 'g1', 'refresh', 50, 0, 0)",
 		}, "write was lost"},
 		{"access token lost", []string{
-			"INSERT INTO oauth_tokens VALUES ('" + h("rt-last") + "', 'g1', 'refresh', 100, 0, 0)",
+			"INSERT INTO oauth_tokens (hash, grant_id, kind, created_ms, expires_ms, used_ms) VALUES ('" + h("rt-last") + "', 'g1', 'refresh', 100, 0, 0)",
 		}, "never used"},
 		{"grant revoked", []string{
-			"INSERT INTO oauth_tokens VALUES ('" + h("rt-last") + "', 'g1', 'refresh', 100, 0, 150)",
-			"INSERT INTO oauth_tokens VALUES ('" + h("rt-next") + "', 'g1', 'refresh', 150, 0, 0)",
+			"INSERT INTO oauth_tokens (hash, grant_id, kind, created_ms, expires_ms, used_ms) VALUES ('" + h("rt-last") + "', 'g1', 'refresh', 100, 0, 150)",
+			"INSERT INTO oauth_tokens (hash, grant_id, kind, created_ms, expires_ms, used_ms) VALUES ('" + h("rt-next") + "', 'g1', 'refresh', 150, 0, 0)",
 			"UPDATE oauth_grants SET revoked_ms = 160",
 		}, "revoked_ms 160"},
 	}
