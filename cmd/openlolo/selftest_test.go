@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 )
@@ -59,5 +60,45 @@ func TestSelfTestUsage(t *testing.T) {
 	}
 	if code, _, _ := run(t, "", "selftest", "--phone", "coredevice"); code != 2 {
 		t.Errorf("no --state: exit %d, want 2", code)
+	}
+}
+
+// TestServeCoreDevice: serve --phone coredevice starts the box on the
+// fake iPhone, and the backend pairs with it in the background (the pair
+// record appears in the state dir).
+func TestServeCoreDevice(t *testing.T) {
+	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes"}}
+	p := &coredevicetest.Phone{}
+	p.Services = st.Services(p)
+	mux := p.Start(t)
+	state := filepath.Join(t.TempDir(), "state")
+	s := startServe(t, "--state", state, "--lan", "127.0.0.1:0", "--phone", "coredevice", "--usbmuxd", mux.Socket, "--name", "openlolo-beef")
+	resp, err := healthz(s.value(t, 0, "LAN URL"), s.value(t, 2, "SPKI pin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rec := filepath.Join(state, "coredevice", p.UDID+".plist")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(rec); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pair record after 30 s; log:\n%s", s.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if p.Tunnels() == 0 {
+		// The record is written before the tunnel opens; wait for it.
+		for p.Tunnels() == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if p.Tunnels() == 0 {
+		t.Error("the backend opened no tunnel")
+	}
+	if code := s.stop(); code != 0 {
+		t.Errorf("serve exit %d; log:\n%s", code, s.stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
@@ -18,7 +19,8 @@ import (
 func serve(ctx context.Context, c *Context, args []string) error {
 	fs := flags(c, "serve", "--state DIR [flags]")
 	state := fs.String("state", "", "state directory (database, certificate); created with mode 0700")
-	backend := fs.String("phone", "sim", "phone backend: sim (a simulated iPhone) or gadget (USB gadget + capture)")
+	backend := fs.String("phone", "sim", "phone backend: sim (a simulated iPhone), gadget (USB gadget + capture) or coredevice (an iPhone on a USB port, through usbmuxd)")
+	usbmuxd := fs.String("usbmuxd", "", "coredevice: usbmuxd's socket (default /var/run/usbmuxd)")
 	simSize := fs.String("sim-size", "", "screen size of the simulated phone, WxH (default 1179x2556)")
 	platform := fs.String("platform", "ios", "gadget: the phone's platform: ios (absolute pointer), ios-relative or android (touchscreen)")
 	udc := fs.String("udc", "", "gadget: USB device controller (default: the first)")
@@ -57,7 +59,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	log := c.logger()
 	ph, err := openPhone(ctx, *backend, *simSize, gadget.Options{
 		Platform: *platform, UDC: *udc, Video: *video, Logger: log.With("phone", "gadget"),
-	})
+	}, coredevice.Options{Socket: *usbmuxd, StateDir: *state, Logger: log.With("phone", "coredevice")})
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // openPhone makes the phone backend the flags name.
-func openPhone(ctx context.Context, backend, size string, gopts gadget.Options) (phone.Phone, error) {
+func openPhone(ctx context.Context, backend, size string, gopts gadget.Options, copts coredevice.Options) (phone.Phone, error) {
 	switch backend {
 	case "sim":
 		var opts sim.Options
@@ -120,8 +122,14 @@ func openPhone(ctx context.Context, backend, size string, gopts gadget.Options) 
 			return nil, fmt.Errorf("--phone gadget: %w", err)
 		}
 		return p, nil
+	case "coredevice":
+		p, err := coredevice.Open(ctx, copts)
+		if err != nil {
+			return nil, fmt.Errorf("--phone coredevice: %w", err)
+		}
+		return p, nil
 	}
-	return nil, usagef("--phone %q is not a backend: use sim or gadget", backend)
+	return nil, usagef("--phone %q is not a backend: use sim, gadget or coredevice", backend)
 }
 
 // parseSize reads "WxH".

@@ -1,0 +1,367 @@
+package coredevice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
+	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// Options configure Open. The zero value of every field is usable.
+type Options struct {
+	Socket   string       // usbmuxd's socket ("" means usbmux.DefaultSocket)
+	StateDir string       // pair records go to StateDir/coredevice
+	Logger   *slog.Logger // nil: discard
+	Now      func() time.Time
+	// Retry is how often the backend looks for the phone again while none
+	// is attached or the tunnel failed (0: 2 s).
+	Retry time.Duration
+}
+
+// Backend is the iPhone behind hw/phone over CoreDevice: native PNG
+// screenshots, the installed apps, launch by bundle id and the clipboard.
+// Touch and keys are not built yet (they need DisplayService + HID, iOS
+// 27+); they answer phone.ErrUnsupported with the next step.
+type Backend struct {
+	o      Options
+	dialer *Dialer
+	log    *slog.Logger
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	shotMu sync.Mutex // one screenshot at a time: dtscreencaptured wedges on overlap
+
+	mu    sync.Mutex
+	conn  *Conn
+	info  phone.Info
+	state phone.State
+	seq   uint64
+	subs  map[chan phone.Event]bool
+}
+
+var _ phone.Phone = (*Backend)(nil)
+
+// Open starts the backend. It returns at once; the phone is found, paired
+// and tunnelled in the background, and State says where that stands.
+func Open(ctx context.Context, o Options) (*Backend, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if o.Retry == 0 {
+		o.Retry = 2 * time.Second
+	}
+	b := &Backend{o: o, log: log, subs: map[chan phone.Event]bool{}}
+	b.dialer = &Dialer{
+		Mux: &usbmux.Client{Socket: o.Socket}, Store: lockdown.Store{Dir: filepath.Join(o.StateDir, "coredevice")}, Now: o.Now,
+		Trust: func(err error) {
+			if errors.Is(err, lockdown.ErrPasscode) {
+				b.setState(phone.State{Code: "pairing", Reason: "Unlock the iPhone so it can ask to trust this box."}, phone.Detached)
+				return
+			}
+			b.setState(phone.State{Code: "pairing", Reason: "The iPhone asks Trust This Computer?: tap Trust and enter its passcode."}, phone.Detached)
+		},
+	}
+	b.info = phone.Info{Backend: "coredevice", Platform: phone.IOS, Model: "iPhone", Screenshot: true}
+	b.state = phone.State{Code: "detached", Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}
+	ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	b.wg.Add(1)
+	go b.run(ctx)
+	return b, nil
+}
+
+func (b *Backend) now() time.Time {
+	if b.o.Now != nil {
+		return b.o.Now()
+	}
+	return time.Now()
+}
+
+// run keeps a tunnel to the first USB iPhone, reconnecting after a drop.
+func (b *Backend) run(ctx context.Context) {
+	defer b.wg.Done()
+	for ctx.Err() == nil {
+		c, err := b.connect(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				b.log.Debug("coredevice: no tunnel", "err", err)
+			}
+		} else {
+			b.ready(ctx, c)
+			select {
+			case <-c.Done():
+				b.log.Info("coredevice: tunnel down", "err", c.net.Err())
+			case <-ctx.Done():
+			}
+			c.Close()
+			b.mu.Lock()
+			b.conn = nil
+			b.mu.Unlock()
+			if ctx.Err() == nil {
+				b.setState(phone.State{Code: "detached", Reason: "The iPhone went away (unplugged, restarted or locked up); waiting for it."}, phone.Detached)
+			}
+		}
+		t := time.NewTimer(b.o.Retry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+func (b *Backend) connect(ctx context.Context) (*Conn, error) {
+	devs, err := b.dialer.Mux.ListDevices(ctx)
+	if err != nil {
+		b.setState(phone.State{Code: "no_usbmuxd", Reason: "usbmuxd is not running, so no iPhone can be reached (" + err.Error() + ")."}, phone.Detached)
+		return nil, err
+	}
+	for _, d := range devs {
+		if d.ConnectionType != "USB" {
+			continue
+		}
+		c, err := b.dialer.Dial(ctx, d)
+		if err != nil {
+			reason := "The box cannot open the iPhone's CoreDevice tunnel: " + err.Error()
+			if errors.Is(err, lockdown.ErrUserDenied) {
+				reason = "The iPhone's owner tapped Don't Trust. Unplug and plug the cable in again to be asked again."
+			}
+			b.setState(phone.State{Code: "no_tunnel", Reason: reason}, phone.Detached)
+			return nil, err
+		}
+		return c, nil
+	}
+	b.setState(phone.State{Code: "detached", Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}, phone.Detached)
+	return nil, errors.New("coredevice: no iPhone on USB")
+}
+
+// ready records what the new connection's phone is and can do.
+func (b *Backend) ready(ctx context.Context, c *Conn) {
+	info := phone.Info{Backend: "coredevice", Platform: phone.IOS, Screenshot: true,
+		Model: strings.TrimSpace(c.Info.ProductType + " (iOS " + c.Info.ProductVersion + ")")}
+	if size, err := c.DisplaySize(ctx); err == nil {
+		info.Native = size
+	}
+	if apps, err := c.Apps(ctx); err == nil {
+		for _, a := range apps {
+			info.Apps = append(info.Apps, phone.App{ID: a.BundleID, Name: a.Name})
+		}
+	} else {
+		b.log.Info("coredevice: app list", "err", err)
+	}
+	b.mu.Lock()
+	b.conn = c
+	b.info = info
+	geo := b.state.Geometry
+	if info.Native != (image.Point{}) && (geo.Width != info.Native.X || geo.Height != info.Native.Y) {
+		geo = phone.Geometry{Width: info.Native.X, Height: info.Native.Y, Epoch: geo.Epoch + 1}
+	}
+	b.mu.Unlock()
+	b.setState(phone.State{Ready: true, Code: "ready", Geometry: geo}, phone.Attached)
+}
+
+func (b *Backend) setState(s phone.State, kind phone.EventKind) {
+	b.mu.Lock()
+	if s.Geometry == (phone.Geometry{}) {
+		s.Geometry = b.state.Geometry
+	}
+	changed := b.state != s
+	b.state = s
+	b.mu.Unlock()
+	if changed {
+		b.emit(phone.Event{Kind: kind, State: s})
+	}
+}
+
+func (b *Backend) emit(ev phone.Event) {
+	ev.At = b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for c := range b.subs {
+		select {
+		case c <- ev:
+		default:
+		}
+	}
+}
+
+// Info describes the phone (its model, native size and installed apps
+// once the tunnel is up).
+func (b *Backend) Info() phone.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := b.info
+	i.Apps = append([]phone.App{}, i.Apps...)
+	return i
+}
+
+// State says whether the phone is reachable and why not.
+func (b *Backend) State() phone.State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state
+}
+
+func (b *Backend) current() (*Conn, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.conn == nil {
+		return nil, fmt.Errorf("coredevice: %w: %s", phone.ErrUnavailable, b.state.Reason)
+	}
+	return b.conn, nil
+}
+
+// Screenshot takes a native PNG screenshot (about 2.8 s on a phone).
+func (b *Backend) Screenshot(ctx context.Context) (*phone.Frame, error) {
+	c, err := b.current()
+	if err != nil {
+		return nil, err
+	}
+	b.shotMu.Lock()
+	defer b.shotMu.Unlock()
+	img, err := c.ScreenshotImage(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", phone.ErrCaptureFailed, err)
+	}
+	size := img.Bounds().Size()
+	b.mu.Lock()
+	geo := b.state.Geometry
+	newGeo := geo.Width != size.X || geo.Height != size.Y
+	if newGeo {
+		geo = phone.Geometry{Width: size.X, Height: size.Y, Epoch: geo.Epoch + 1}
+		b.state.Geometry = geo
+		b.info.Native = size
+	}
+	b.seq++
+	f := &phone.Frame{Image: img, Seq: b.seq, Geometry: geo, Captured: b.now()}
+	state := b.state
+	b.mu.Unlock()
+	if newGeo {
+		b.emit(phone.Event{Kind: phone.GeometryChanged, State: state})
+	}
+	b.emit(phone.Event{Kind: phone.NewFrame, State: state, Seq: f.Seq})
+	return f, nil
+}
+
+// inputUnsupported is the answer for touch and keys.
+func (b *Backend) inputUnsupported(what string) error {
+	b.mu.Lock()
+	model := b.info.Model
+	b.mu.Unlock()
+	major := 0
+	if i := strings.Index(model, "iOS "); i >= 0 {
+		v := model[i+4:]
+		if j := strings.IndexAny(v, ".)"); j >= 0 {
+			v = v[:j]
+		}
+		major, _ = strconv.Atoi(v)
+	}
+	if major > 0 && major < 27 {
+		return fmt.Errorf("coredevice: %s: %w: iOS %d takes no touch or keys over the cable (remote HID needs iOS 27 or later); drive input with the gadget backend (--phone gadget)", what, phone.ErrUnsupported, major)
+	}
+	return fmt.Errorf("coredevice: %s: %w: touch and keys over the cable (DisplayService + HID, iOS 27+) are not built into this backend yet; drive input with the gadget backend (--phone gadget)", what, phone.ErrUnsupported)
+}
+
+// Touch is not supported yet (see inputUnsupported).
+func (b *Backend) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error) {
+	return phone.Report{}, b.inputUnsupported("touch")
+}
+
+// Type is not supported yet; SetClipboard carries text instead.
+func (b *Backend) Type(ctx context.Context, text string) (phone.Report, error) {
+	return phone.Report{}, b.inputUnsupported("type")
+}
+
+// Key is not supported yet.
+func (b *Backend) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
+	return phone.Report{}, b.inputUnsupported("key")
+}
+
+// Press is not supported yet.
+func (b *Backend) Press(ctx context.Context, btn phone.Button) (phone.Report, error) {
+	return phone.Report{}, b.inputUnsupported("button")
+}
+
+// ReleaseAll has nothing to release: no input is held.
+func (b *Backend) ReleaseAll(ctx context.Context) error { return nil }
+
+// LaunchApp opens the app with bundleID natively.
+func (b *Backend) LaunchApp(ctx context.Context, bundleID string) (phone.Report, error) {
+	c, err := b.current()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	start := b.now()
+	if _, err := c.Launch(ctx, bundleID, false); err != nil {
+		return phone.Report{}, fmt.Errorf("coredevice: launch %s: %w", bundleID, err)
+	}
+	return phone.Report{Reports: 1, Took: b.now().Sub(start)}, nil
+}
+
+// SetClipboard replaces the phone's clipboard with text (checked by
+// reading it back).
+func (b *Backend) SetClipboard(ctx context.Context, text string) error {
+	c, err := b.current()
+	if err != nil {
+		return err
+	}
+	return c.SetClipboard(ctx, text)
+}
+
+// Clipboard returns the text on the phone's clipboard.
+func (b *Backend) Clipboard(ctx context.Context) (string, error) {
+	c, err := b.current()
+	if err != nil {
+		return "", err
+	}
+	s, _, err := c.Clipboard(ctx)
+	return s, err
+}
+
+// Subscribe returns state and frame events until ctx ends or Close.
+func (b *Backend) Subscribe(ctx context.Context) <-chan phone.Event {
+	ch := make(chan phone.Event, 16)
+	b.mu.Lock()
+	if b.subs == nil {
+		b.mu.Unlock()
+		close(ch)
+		return ch
+	}
+	b.subs[ch] = true
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.subs[ch] {
+			delete(b.subs, ch)
+			close(ch)
+		}
+	})
+	return ch
+}
+
+// Close takes the tunnel down and ends subscriptions.
+func (b *Backend) Close() error {
+	b.once.Do(func() {
+		b.cancel()
+		b.wg.Wait()
+		b.mu.Lock()
+		b.state = phone.State{Code: "closed", Reason: "The backend was closed."}
+		for ch := range b.subs {
+			close(ch)
+		}
+		b.subs = nil
+		b.mu.Unlock()
+	})
+	return nil
+}
