@@ -71,6 +71,11 @@ func BenchmarkStatusRealAuth(b *testing.B) {
 // BenchmarkBareSDK is the baseline: a bare go-sdk stateless JSON server
 // with one trivial tool, over the same kind of HTTPS server.
 func BenchmarkBareSDK(b *testing.B) {
+	srv := bareSDKServer(b)
+	benchCalls(b, srv.URL, srv.Client(), "x", statusBody)
+}
+
+func bareSDKServer(b *testing.B) *httptest.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "bare", Version: "1"}, nil)
 	s.AddTool(&sdk.Tool{Name: "openlolo_status", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -78,8 +83,61 @@ func BenchmarkBareSDK(b *testing.B) {
 		})
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	srv := httptest.NewTLSServer(h)
-	defer srv.Close()
-	benchCalls(b, srv.URL, srv.Client(), "x", statusBody)
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkStatusRealAuthVsBareSDK alternates one openlolo_status call
+// with the real bearer check on the sim and one call to the bare go-sdk
+// server, so both see the same load on a shared machine, and reports
+// both p50s and their ratio (issue 12's target: at most 1.3).
+func BenchmarkStatusRealAuthVsBareSDK(b *testing.B) {
+	box := newSimBoxB(b)
+	token := box.tokenB(b)
+	bare := bareSDKServer(b)
+	real := func() { benchPost(b, box.srv.URL+"/mcp", box.srv.Client(), token, statusBody) }
+	base := func() { benchPost(b, bare.URL, bare.Client(), "x", statusBody) }
+	real()
+	base() // warm both connections
+	lr := make([]time.Duration, 0, b.N)
+	lb := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		first, second, l1, l2 := real, base, &lr, &lb
+		if i%2 == 1 { // alternate who goes first
+			first, second, l1, l2 = base, real, &lb, &lr
+		}
+		t0 := time.Now()
+		first()
+		t1 := time.Now()
+		second()
+		*l1 = append(*l1, t1.Sub(t0))
+		*l2 = append(*l2, time.Since(t1))
+	}
+	b.StopTimer()
+	slices.Sort(lr)
+	slices.Sort(lb)
+	pr, pb := lr[len(lr)/2], lb[len(lb)/2]
+	b.ReportMetric(float64(pr.Microseconds()), "real-p50-µs")
+	b.ReportMetric(float64(pb.Microseconds()), "bare-p50-µs")
+	b.ReportMetric(float64(pr)/float64(pb), "p50-ratio")
+}
+
+// benchPost is one call of benchCalls.
+func benchPost(b *testing.B, url string, hc *http.Client, token, body string) {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || n == 0 {
+		b.Fatalf("status %d", resp.StatusCode)
+	}
 }
 
 // BenchmarkScreenshotTool: openlolo_screenshot at max_size 1536 JPEG on
