@@ -10,7 +10,7 @@ LDVERSION = -X main.version=$(VERSION)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # libjpeg-turbo encodes screenshots several times faster than image/jpeg
-# (DESIGN §8). It is used when its development files are installed
+# (BenchmarkEncode1536JPEG in appliance/mcp). It is used when its development files are installed
 # (apt-get install libturbojpeg0-dev, and libturbojpeg0-dev:arm64 for the
 # Pi); without them the build falls back to image/jpeg.
 TURBO_HOST  := $(if $(wildcard /usr/include/turbojpeg.h),turbojpeg)
@@ -22,7 +22,8 @@ TURBO_ARM64 := $(if $(wildcard /usr/lib/aarch64-linux-gnu/libturbojpeg.a),turboj
 TS_OMIT      := $(shell grep -v '^\#' cmd/openlolo/tailscale-omit.tags)
 TS_OMIT_TEST := $(filter-out ts_omit_ssh ts_omit_clientmetrics ts_omit_syspolicy,$(TS_OMIT))
 
-# The static arm64 binary (DESIGN §7): cgo for SQLite, linked statically.
+# The static arm64 binary: cgo for SQLite, linked statically, so the box's
+# image needs no shared libraries.
 ARM64_ENV   = CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc GOOS=linux GOARCH=arm64
 ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT)
 ARM64_BIN   = out/openlolo-linux-arm64

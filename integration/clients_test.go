@@ -307,7 +307,7 @@ func corruptAccessToken(dir string) (string, storedTokens, error) {
 
 // inspector runs the Inspector's CLI (the package `inspector --cli`
 // runs) with a bearer header, the token coming from the box's device flow
-// in seed 003's form.
+// in docs/wire.md's form.
 func (n *nodeClients) inspector(t *testing.T, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -686,7 +686,7 @@ type boxToken struct {
 	ClientID     string `json:"-"`
 }
 
-// seedDeviceToken is seed 003's device flow by hand (client_name, then
+// seedDeviceToken is docs/wire.md's device flow by hand (client_name, then
 // polling /token), approved by the owner on the Access page.
 func seedDeviceToken(ctx context.Context, b *servedBox, clientName string) (*boxToken, error) {
 	res, body, err := fetch(b.Pinned, http.MethodPost, b.URL+"/oauth/device_authorization",

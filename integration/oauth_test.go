@@ -34,7 +34,7 @@ func TestDeviceFlowApprovedOnAccessPage(t *testing.T) {
 	})
 }
 
-// The seed 003 curl walkthrough, pinned with --pinnedpubkey, against the
+// docs/wire.md's curl walkthrough, pinned with --pinnedpubkey, against the
 // real box: device authorization with client_name=curl, approval on the
 // Access page, polling /token, openlolo_status over MCP without initialize,
 // refresh rotation and reuse. The script's approve hook hands the code to

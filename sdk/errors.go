@@ -8,7 +8,7 @@ import (
 )
 
 // Refused is a tool answer with status "failed": the box understood the call
-// and refused or failed it. Code is one of the stable codes (DESIGN §3.4).
+// and refused or failed it. Code is one of the stable codes (docs/wire.md, Codes).
 // Test for a code with errors.Is(err, sdk.ErrFrameExpired) and friends.
 type Refused struct {
 	Code       string

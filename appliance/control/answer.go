@@ -6,7 +6,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 )
 
-// Answer is a tool's structured answer (DESIGN §3.4): status, for mutating
+// Answer is a tool's structured answer (docs/wire.md, Answers): status, for mutating
 // tools operation_id and dispatched, error when failed, and the tool's own
 // fields beside them.
 type Answer struct {

@@ -7,7 +7,7 @@
 // reads.
 //
 // It knows clients only as [Client] values and answers in the shape of
-// DESIGN §3.4 ([Answer], [Error]); it knows nothing about HTTP or MCP. The
+// docs/wire.md's Answers ([Answer], [Error]); it knows nothing about HTTP or MCP. The
 // mcp package decodes tool arguments and calls a [Service]; the box page
 // calls Pause, Resume, Lease and Recent through an adapter.
 package control

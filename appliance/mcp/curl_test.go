@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestCurlScript runs testdata/curl-status.sh (the seed 003 curl call)
+// TestCurlScript runs testdata/curl-status.sh (docs/wire.md's curl call)
 // against the endpoint over HTTPS, pinned to the server's public key.
 func TestCurlScript(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {

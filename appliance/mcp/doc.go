@@ -10,8 +10,8 @@
 // turned into phone actions; the rules (rate window, lease, frames,
 // journal, queue, pause, events) are appliance/control's.
 //
-// Every answer carries structuredContent in the shape of DESIGN §3.4 and
-// a text block: one sentence for agents, or the JSON itself when the call
-// carries _meta["openlolo.mcp"].structured = true. Screenshots add an
-// image block.
+// Every answer carries structuredContent in the shape of docs/wire.md
+// (Answers) and a text block: one sentence for agents, or the JSON itself
+// when the call carries _meta["openlolo.mcp"].structured = true.
+// Screenshots add an image block.
 package mcp

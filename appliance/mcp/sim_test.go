@@ -68,7 +68,7 @@ func newSimBoxB(t testing.TB) *simBox {
 	return &simBox{srv: srv, oa: oa, sim: ph, ctl: ctl, store: st}
 }
 
-// token runs the device flow by hand (as seed 003 describes it) and has
+// token runs the device flow by hand (as docs/wire.md describes it) and has
 // the owner approve the request: a real access token.
 func (b *simBox) token(t *testing.T, name, scope string) string { return b.tokenFor(t, name, scope) }
 

@@ -326,7 +326,8 @@ func TestParseAuthorizePOST(t *testing.T) {
 }
 
 // TestRegisterRealClients registers what independently written clients
-// send (research/clients.md) and checks what the box answers.
+// send (their registration bodies, as each client's source builds them)
+// and checks what the box answers.
 func TestRegisterRealClients(t *testing.T) {
 	h := newHarness(t, harnessOpt{})
 	tests := []struct {

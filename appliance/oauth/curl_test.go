@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestCurlWalkthrough runs testdata/curl-device.sh (seed 003's curl
+// TestCurlWalkthrough runs testdata/curl-device.sh (docs/wire.md's curl
 // walkthrough, pinned with --pinnedpubkey) against the real server on a TLS
 // listener. The owner's approval is a test-only endpoint here; against the
 // real box the approve command drives the Access page.

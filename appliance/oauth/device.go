@@ -36,7 +36,7 @@ func (s *Server) deviceAuthorization(w http.ResponseWriter, r *http.Request) (*d
 		return nil, oe
 	}
 	// RFC 8628 §3.1: client_id identifies the client. client_name (the
-	// box's addition, seed 003) names it, or asks for a new one.
+	// box's addition; docs/wire.md) names it, or asks for a new one.
 	id, name := form.Get("client_id"), form.Get("client_name")
 	if id == "" && name == "" {
 		return nil, errInvalidRequest("send client_id (RFC 8628 §3.1), or client_name to get a client_id issued, e.g. client_name=nightly.py+on+mac-mini")

@@ -13,8 +13,7 @@
 //   - [github.com/openlolo/openlolo/hw/coredevice/remotexpc]: XPC over HTTP/2 framing
 //   - [github.com/openlolo/openlolo/hw/coredevice/cdtunnel]: the CoreDeviceProxy tunnel handshake and packet framing
 //
-// The wire facts come from the public sources listed in
-// ../shared/research/coredevice.md: go-ios and idevice (MIT) and
+// The wire facts come from public sources: go-ios and idevice (MIT) and
 // appium-ios-remotexpc (Apache-2.0); byte vectors taken from them are
 // attributed in each package's testdata/README.md.
 package coredevice

@@ -158,7 +158,7 @@ func ConsumerFunction() Function {
 // Identifier 0..15, X and Y 0..32767 over a nominal 70 × 150 mm) and the
 // Contact Count, as input report 1 (8 bytes with the ID); Contact Count
 // Maximum is feature report 2. This is the layout proven under QEMU on
-// Debian's 6.1 kernel (research/feasibility.md §2) with In Range and the
+// Debian's 6.1 kernel (image/kerneltest) with In Range and the
 // physical size added: Contact Identifier makes hid-core group it as
 // multitouch, hid-multitouch binds it and sets INPUT_PROP_DIRECT. f_hid
 // answers the feature request with zeros, so the kernel falls back to the

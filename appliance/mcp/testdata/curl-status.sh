@@ -1,5 +1,5 @@
 #!/bin/sh
-# The seed 003 call of openlolo_status with curl: one POST, no initialize,
+# docs/wire.md's call of openlolo_status with curl: one POST, no initialize,
 # no session. Usage: curl-status.sh BOX_URL SPKI_PIN TOKEN
 #   BOX_URL  e.g. https://openlolo-ab12.local (or an IP)
 #   SPKI_PIN the box's public-key pin, sha256//<base64> (openlolo fingerprint

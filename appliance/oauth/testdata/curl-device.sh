@@ -1,5 +1,5 @@
 #!/bin/sh
-# curl-device.sh: the seed 003 curl walkthrough against a real box, pinned.
+# curl-device.sh: docs/wire.md's curl walkthrough against a real box, pinned.
 #
 #   curl-device.sh BOX PIN APPROVE
 #

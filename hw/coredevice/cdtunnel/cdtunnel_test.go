@@ -12,7 +12,7 @@ import (
 )
 
 // The device's reply as pymobiledevice3's and go-ios's notes quote it
-// (research/coredevice.md §3.3), with a concrete ULA prefix.
+// (their tunnel handshake notes), with a concrete ULA prefix.
 const replyJSON = `{"type":"serverHandshakeResponse","clientParameters":{"address":"fd35:d15d:9fa1::2","netmask":"ffff:ffff:ffff:ffff::","mtu":16000},"serverAddress":"fd35:d15d:9fa1::1","serverRSDPort":58783}`
 
 func TestRequestBytes(t *testing.T) {

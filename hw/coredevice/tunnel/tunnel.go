@@ -31,7 +31,7 @@ import (
 
 // MaxHostMTU caps the MTU of our end: USB CoreDeviceProxy drops
 // host-to-device packets larger than 8192 bytes even when it negotiated
-// 16000 (measured by pymobiledevice3; research/coredevice.md §3.3).
+// 16000 (measured and noted by pymobiledevice3's authors).
 const MaxHostMTU = 8192
 
 const nicID tcpip.NICID = 1

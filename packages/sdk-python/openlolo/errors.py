@@ -1,4 +1,4 @@
-"""Errors of the openlolo SDK, mapped from the box's answers (seed 000 §2.6).
+"""Errors of the openlolo SDK, mapped from the box's answers (docs/wire.md, Codes).
 
 Three families:
 
