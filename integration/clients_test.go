@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -122,13 +123,25 @@ func (n *nodeClients) mcpRemote(t *testing.T, name string, device bool) {
 	defer cancel()
 	cfgDir := t.TempDir()
 	port := strconv.Itoa(freePort(t))
+	mcpURL, env := n.box.URL+"/mcp", n.env()
+	if !device {
+		// The browser flow runs what the Connect page gives Claude Desktop:
+		// its URL, its pinned mcp-remote version (the one installed here),
+		// its NODE_EXTRA_CA_CERTS pointing at the downloaded certificate.
+		var err error
+		mcpURL, env, err = n.desktopSnippet()
+		if err != nil {
+			n.res.failRest(t, name, "the Connect page's Claude Desktop setup: "+err.Error())
+			return
+		}
+	}
 	run := func(allowSignIn bool) (*mcp.ClientSession, *signIn, error) {
-		args := []string{filepath.Join(clientsDir, "node_modules", "mcp-remote", "dist", "proxy.js"), n.box.URL + "/mcp", port}
+		args := []string{filepath.Join(clientsDir, "node_modules", "mcp-remote", "dist", "proxy.js"), mcpURL, port}
 		if device {
 			args = append(args, "--device-code")
 		}
 		cmd := exec.CommandContext(ctx, n.node, args...)
-		cmd.Env = n.env("MCP_REMOTE_CONFIG_DIR=" + cfgDir)
+		cmd.Env = append(slices.Clone(env), "MCP_REMOTE_CONFIG_DIR="+cfgDir)
 		s := &signIn{ctx: ctx, box: n.box, allow: allowSignIn, done: make(chan struct{})}
 		cmd.Stderr = s
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-sdk over mcp-remote", Version: "1"}, nil).
@@ -143,7 +156,7 @@ func (n *nodeClients) mcpRemote(t *testing.T, name string, device bool) {
 		n.res.failRest(t, name, err.Error())
 		return
 	}
-	flow := "browser flow, consent on the box page"
+	flow := "the Connect page's Claude Desktop setup; browser flow, consent on the box page"
 	if device {
 		flow = "device flow, approved on the Access page"
 	}
@@ -177,6 +190,63 @@ func (n *nodeClients) mcpRemote(t *testing.T, name string, device bool) {
 	default:
 		n.res.record(t, name, "refresh", true, "stored access token refused (401), refresh_token grant, rotated, no owner prompt")
 	}
+}
+
+var (
+	clientSectionRE = regexp.MustCompile(`(?s)<section class="card client" id="client-([a-z-]+)">(.*?)</section>`)
+	codeBlockRE     = regexp.MustCompile(`(?s)<pre><code>(.*?)</code></pre>`)
+)
+
+// desktopSnippet reads the Connect page's remote setup for Claude Desktop
+// (mcp-remote through npx) and returns its URL and the environment it
+// gives mcp-remote, with the certificate path the page leaves to the owner
+// set to where the harness saved the download. It fails unless the page
+// pins the mcp-remote version installed here.
+func (n *nodeClients) desktopSnippet() (string, []string, error) {
+	_, body, err := fetch(n.box.Owner, http.MethodGet, n.box.URL+"/connect", nil)
+	if err != nil {
+		return "", nil, err
+	}
+	var snippet string
+	for _, m := range clientSectionRE.FindAllStringSubmatch(body, -1) {
+		if m[1] != "claude-desktop" {
+			continue
+		}
+		for _, c := range codeBlockRE.FindAllStringSubmatch(m[2], -1) {
+			if text := html.UnescapeString(c[1]); strings.Contains(text, "mcp-remote") {
+				snippet = text
+			}
+		}
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(snippet), &cfg); err != nil {
+		return "", nil, fmt.Errorf("no mcp-remote setup that parses (%v): %q", err, snippet)
+	}
+	srv := cfg.MCPServers["openlolo"]
+	var pkg struct{ Version string }
+	b, _ := os.ReadFile(filepath.Join(clientsDir, "node_modules", "mcp-remote", "package.json"))
+	json.Unmarshal(b, &pkg)
+	if srv.Command != "npx" || len(srv.Args) != 3 || srv.Args[1] != "mcp-remote@"+pkg.Version || srv.Args[2] != n.box.URL+"/mcp" {
+		return "", nil, fmt.Errorf("the setup %q is not npx -y mcp-remote@%s %s/mcp", srv.Args, pkg.Version, n.box.URL)
+	}
+	pemPath, ok := srv.Env["NODE_EXTRA_CA_CERTS"]
+	if !ok || !strings.HasSuffix(pemPath, ".pem") {
+		return "", nil, fmt.Errorf("the setup gives mcp-remote no NODE_EXTRA_CA_CERTS: %v", srv.Env)
+	}
+	env := os.Environ()
+	for k, v := range srv.Env {
+		if k == "NODE_EXTRA_CA_CERTS" {
+			v = n.box.PEM
+		}
+		env = append(env, k+"="+v)
+	}
+	return srv.Args[2], env, nil
 }
 
 // signIn watches mcp-remote's stderr for the sign-in it asks of the
