@@ -332,6 +332,7 @@ func (p *Phone) Info() phone.Info {
 		Touch:      true,
 		Screenshot: p.opts.Video != NoVideo,
 		Buttons:    p.profile.Buttons(),
+		StepDelay:  phone.DefaultStepDelay,
 	}
 }
 

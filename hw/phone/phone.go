@@ -68,6 +68,41 @@ type Info struct {
 	Buttons []Button
 	// Apps is the app catalog the backend knows (may be empty).
 	Apps []App
+	// Can says what the backend does natively; what it cannot, the
+	// keyboard recipes ([LaunchApp], [OpenURL]) do with keys and text.
+	Can Capabilities
+	// StepDelay is how long the phone's UI needs between the steps of a
+	// keyboard recipe (a search field appearing); 0 for none, as on the
+	// simulated phone.
+	StepDelay time.Duration
+}
+
+// Capabilities are what a backend does natively. A backend that reports
+// one implements the matching interface ([AppLauncher], [URLOpener],
+// [Clipboard]).
+type Capabilities struct {
+	// LaunchApp: it opens an app by bundle id.
+	LaunchApp bool
+	// OpenURL: it opens a URL of any scheme.
+	OpenURL bool
+	// Clipboard: it sets and reads the phone's clipboard.
+	Clipboard bool
+}
+
+// AppLauncher is a backend that opens an app by bundle id natively.
+type AppLauncher interface {
+	LaunchApp(ctx context.Context, bundleID string) (Report, error)
+}
+
+// URLOpener is a backend that opens a URL of any scheme natively.
+type URLOpener interface {
+	OpenURL(ctx context.Context, url string) (Report, error)
+}
+
+// Clipboard is a backend that sets and reads the phone's clipboard.
+type Clipboard interface {
+	SetClipboard(ctx context.Context, text string) error
+	Clipboard(ctx context.Context) (string, error)
 }
 
 // HasButton reports whether b is one of the buttons the backend supports.
