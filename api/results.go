@@ -73,7 +73,15 @@ type CapabilitiesResult struct {
 	Gestures    GestureCapability `json:"gestures"`
 	Screenshots ImageCapability   `json:"screenshots"`
 	LaunchApp   bool              `json:"launch_app"`
-	OpenURL     []string          `json:"open_url" desc:"URL schemes openlolo_open_url opens."`
+	OpenURL     []string          `json:"open_url" desc:"URL schemes openlolo_open_url opens (* for any)."`
+	Native      NativeCapability  `json:"native" desc:"What the phone does itself; the rest the box does with keyboard recipes."`
+}
+
+// NativeCapability is what the phone's backend does itself.
+type NativeCapability struct {
+	LaunchApp bool `json:"launch_app" desc:"Opens an app by bundle id."`
+	OpenURL   bool `json:"open_url" desc:"Opens a URL of any scheme."`
+	Clipboard bool `json:"clipboard" desc:"Sets and reads the clipboard."`
 }
 
 // TextCapability is what openlolo_type_text takes.

@@ -153,6 +153,15 @@ func (Command) Enum() []string {
 	return []string{string(CommandAcquire), string(CommandRenew), string(CommandRelease), string(CommandResume)}
 }
 
+// Valid reports whether c is one of the commands.
+func (c Command) Valid() bool {
+	switch c {
+	case CommandAcquire, CommandRenew, CommandRelease, CommandResume:
+		return true
+	}
+	return false
+}
+
 // EventKind is the kind of an openlolo_watch event.
 type EventKind string
 
