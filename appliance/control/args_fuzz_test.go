@@ -1,8 +1,10 @@
-package mcp
+package control
 
 import (
+	"bytes"
 	"encoding/json"
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/control/controltest"
 	"math"
 	"testing"
 )
@@ -79,7 +81,7 @@ func FuzzToolArguments(f *testing.F) {
 		}
 		var ua api.OpenURLArgs
 		if decodeArgs(raw, &ua) == nil {
-			if u, e := checkURL(ua.URL); e == nil && (len(u) < 3 || len(u) > api.MaxURL) {
+			if u, e := checkURL(controltest.New(nil), ua.URL); e == nil && (len(u) < 3 || len(u) > api.MaxURL) {
 				t.Fatalf("url %q accepted", u)
 			}
 		}
@@ -94,4 +96,18 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// decodeArgs decodes raw strictly, as the mcp package does before it
+// calls a verb.
+func decodeArgs(raw []byte, v any) *Error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("arguments could not be read: %v", err)
+	}
+	if dec.More() {
+		return invalid("arguments must be one JSON object")
+	}
+	return nil
 }

@@ -72,23 +72,23 @@ var (
 )
 
 // key is a simple input call.
-func keyCall(c control.Client, id string, ph phone.Phone, name string) control.Call {
-	return control.Call{Client: c, Tool: "openlolo_key", OperationID: id, Args: map[string]string{"key": name}, Input: true,
-		Run: func(ctx context.Context) (map[string]any, error) {
+func keyCall(c control.Client, id string, ph phone.Phone, name string) control.Call[api.KeyResult] {
+	return control.Call[api.KeyResult]{Client: c, Tool: api.ToolKey, OperationID: id, Args: map[string]string{"key": name}, Input: true,
+		Run: func(ctx context.Context) (*api.KeyResult, error) {
 			rep, err := ph.Key(ctx, phone.Key{Name: name})
-			return map[string]any{"reports": rep.Reports}, err
+			return &api.KeyResult{Reports: rep.Reports}, err
 		}}
 }
 
-func touchCall(c control.Client, ph phone.Phone, ref *control.FrameRef, d time.Duration) control.Call {
-	return control.Call{Client: c, Tool: "openlolo_swipe", Args: map[string]any{"d": d.String(), "ref": ref}, Input: true, Frame: ref,
-		Run: func(ctx context.Context) (map[string]any, error) {
+func touchCall(c control.Client, ph phone.Phone, ref *control.FrameRef, d time.Duration) control.Call[api.SwipeResult] {
+	return control.Call[api.SwipeResult]{Client: c, Tool: api.ToolSwipe, Args: map[string]any{"d": d.String(), "ref": ref}, Input: true, Frame: ref,
+		Run: func(ctx context.Context) (*api.SwipeResult, error) {
 			_, err := ph.Touch(ctx, phone.Swipe(phone.Point{X: 0.5, Y: 0.8}, phone.Point{X: 0.5, Y: 0.2}, 0, d, 0, 60))
 			return nil, err
 		}}
 }
 
-func wantCode(t *testing.T, a control.Answer, code api.Code) {
+func wantCode[R any](t *testing.T, a control.Answer[R], code api.Code) {
 	t.Helper()
 	if code == "" {
 		if a.Status != api.StatusOK {
@@ -112,33 +112,33 @@ const (
 func TestLeaseBusyAndLapse(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	start, _ := e.svc.Watch(ctx, bob, control.WatchRequest{})
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
+	start, _ := e.svc.Events(ctx, bob, control.WatchRequest{})
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, "", e.ph, "a")), "")
 	if l := e.svc.Lease(); l.Holder != "alice" || !l.Expires.Equal(e.clock.Now().Add(90*time.Second)) {
 		t.Fatalf("lease after alice's input = %+v", l)
 	}
-	a := e.svc.Do(ctx, keyCall(bob, "", e.ph, "b"))
+	a := control.Do(ctx, e.svc, keyCall(bob, "", e.ph, "b"))
 	wantCode(t, a, api.CodeControlBusy)
 	if *a.Dispatched || a.Error.RetryAfterMS != 90000 {
 		t.Fatalf("busy answer dispatched=%v retry_after=%d", *a.Dispatched, a.Error.RetryAfterMS)
 	}
 	// Reads do not renew; 89 s later alice still holds it.
 	e.clock.Advance(89 * time.Second)
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), api.CodeControlBusy)
+	wantCode(t, control.Do(ctx, e.svc, keyCall(bob, "", e.ph, "b")), api.CodeControlBusy)
 	e.clock.Advance(time.Second)
 	if l := e.svc.Lease(); l.Holder != "" {
 		t.Fatalf("lease at 90 s = %+v, want lapsed", l)
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), "")
+	wantCode(t, control.Do(ctx, e.svc, keyCall(bob, "", e.ph, "b")), "")
 	var events []string
 	cursor := start.Cursor
 	for len(events) < 3 {
-		res, err := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: cursor, Wait: time.Second, Kinds: []api.EventKind{"control"}})
+		res, err := e.svc.Events(ctx, bob, control.WatchRequest{Cursor: cursor, Wait: time.Second, Kinds: []api.EventKind{"control"}})
 		if err != nil || len(res.Events) == 0 {
 			break
 		}
 		for _, ev := range res.Events {
-			events = append(events, fmt.Sprint(ev["event"], "/", ev["client"]))
+			events = append(events, fmt.Sprint(ev.Control.Event, "/", ev.Control.Client))
 		}
 		cursor = res.Cursor
 	}
@@ -177,22 +177,22 @@ func isCode(err error, code api.Code) bool {
 func TestReplayConflictAndRestart(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	first := e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a"))
+	first := control.Do(ctx, e.svc, keyCall(alice, id1, e.ph, "a"))
 	wantCode(t, first, "")
-	again := e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a"))
+	again := control.Do(ctx, e.svc, keyCall(alice, id1, e.ph, "a"))
 	wantCode(t, again, "")
-	if again.Fields["replayed"] != true || again.OperationID != id1 {
+	if !again.Replayed || again.OperationID != id1 {
 		t.Fatalf("replay = %+v", again)
 	}
 	if e.ph.Inputs() != 1 {
 		t.Fatalf("phone saw %d inputs after a replay, want 1", e.ph.Inputs())
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "b")), api.CodeOperationConflict)
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, id1, e.ph, "a")), api.CodeOperationConflict)
-	if _, err := e.svc.OperationStatus(ctx, bob, id1); err == nil || err.Code != api.CodeOperationNotFound {
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, id1, e.ph, "b")), api.CodeOperationConflict)
+	wantCode(t, control.Do(ctx, e.svc, keyCall(bob, id1, e.ph, "a")), api.CodeOperationConflict)
+	if _, err := e.svc.Operation(ctx, bob, id1); err == nil || err.Code != api.CodeOperationNotFound {
 		t.Fatalf("bob reading alice's operation = %v, want OPERATION_NOT_FOUND", err)
 	}
-	op, err := e.svc.OperationStatus(ctx, alice, id1)
+	op, err := e.svc.Operation(ctx, alice, id1)
 	if err != nil || op.State != store.OpSucceeded || op.Tool != "openlolo_key" {
 		t.Fatalf("OperationStatus = %+v, %v", op, err)
 	}
@@ -200,9 +200,9 @@ func TestReplayConflictAndRestart(t *testing.T) {
 	// A restart keeps the journal: the same call still replays.
 	e.stop()
 	e.start(control.Limits{})
-	again = e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a"))
+	again = control.Do(ctx, e.svc, keyCall(alice, id1, e.ph, "a"))
 	wantCode(t, again, "")
-	if again.Fields["replayed"] != true || e.ph.Inputs() != 1 {
+	if !again.Replayed || e.ph.Inputs() != 1 {
 		t.Fatalf("replay after restart = %+v, inputs %d", again, e.ph.Inputs())
 	}
 }
@@ -220,7 +220,7 @@ func TestDispatchedAtStopIsOutcomeUnknown(t *testing.T) {
 	}
 	e.stop()
 	e.start(control.Limits{})
-	op, e2 := e.svc.OperationStatus(ctx, alice, id2)
+	op, e2 := e.svc.Operation(ctx, alice, id2)
 	if e2 != nil || op.State != store.OpOutcomeUnknown || api.Code(op.Code) != api.CodeOutcomeUnknown {
 		t.Fatalf("after restart: %+v, %v", op, e2)
 	}
@@ -229,13 +229,13 @@ func TestDispatchedAtStopIsOutcomeUnknown(t *testing.T) {
 func TestPauseMidSwipe(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	shot, err := e.svc.Screenshot(ctx, alice)
+	shot, err := e.svc.TakeFrame(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := &control.FrameRef{ID: shot.ID, Epoch: shot.Epoch}
-	done := make(chan control.Answer)
-	go func() { done <- e.svc.Do(ctx, touchCall(alice, e.ph, ref, 10*time.Second)) }()
+	done := make(chan control.Answer[api.SwipeResult])
+	go func() { done <- control.Do(ctx, e.svc, touchCall(alice, e.ph, ref, 10*time.Second)) }()
 	// Wait until the swipe runs, then pause (as bob: anyone may).
 	waitFor(t, func() bool {
 		ops, _ := e.svc.Recent(ctx, 1)
@@ -245,7 +245,7 @@ func TestPauseMidSwipe(t *testing.T) {
 	if err := e.svc.Pause(ctx, bob.Name); err != nil {
 		t.Fatal(err)
 	}
-	var a control.Answer
+	var a control.Answer[api.SwipeResult]
 	select {
 	case a = <-done:
 	case <-time.After(5 * time.Second):
@@ -258,11 +258,11 @@ func TestPauseMidSwipe(t *testing.T) {
 	if !e.svc.Lease().Paused {
 		t.Fatal("not paused")
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), api.CodePaused)
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, "", e.ph, "a")), api.CodePaused)
 	if _, err := e.svc.ControlCommand(ctx, alice, "resume"); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, "", e.ph, "a")), "")
 }
 
 func waitFor(t *testing.T, cond func() bool) {
@@ -279,10 +279,10 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestFramesPerClient(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	shotA, _ := e.svc.Screenshot(ctx, alice)
+	shotA, _ := e.svc.TakeFrame(ctx, alice)
 	refA := control.FrameRef{ID: shotA.ID, Epoch: shotA.Epoch}
 	// bob's screenshots never expire alice's frame.
-	if _, err := e.svc.Screenshot(ctx, bob); err != nil {
+	if _, err := e.svc.TakeFrame(ctx, bob); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.svc.CheckFrame(alice, refA); err != nil {
@@ -296,19 +296,19 @@ func TestFramesPerClient(t *testing.T) {
 		prep func()
 		ref  func() control.FrameRef
 	}{
-		{"newer frame", func() { e.ph.Key(ctx, phone.Key{Name: "a"}); e.svc.Screenshot(ctx, alice) }, func() control.FrameRef { return refA }},
+		{"newer frame", func() { e.ph.Key(ctx, phone.Key{Name: "a"}); e.svc.TakeFrame(ctx, alice) }, func() control.FrameRef { return refA }},
 		{"wrong epoch", func() {}, func() control.FrameRef {
-			s, _ := e.svc.Screenshot(ctx, alice)
+			s, _ := e.svc.TakeFrame(ctx, alice)
 			return control.FrameRef{ID: s.ID, Epoch: "999"}
 		}},
 		{"foreign id", func() {}, func() control.FrameRef { return control.FrameRef{ID: "abc-1", Epoch: "1"} }},
 		{"older than 120 s", func() {}, func() control.FrameRef {
-			s, _ := e.svc.Screenshot(ctx, alice)
+			s, _ := e.svc.TakeFrame(ctx, alice)
 			e.clock.Advance(121 * time.Second)
 			return control.FrameRef{ID: s.ID, Epoch: s.Epoch}
 		}},
 		{"geometry changed", func() {}, func() control.FrameRef {
-			s, _ := e.svc.Screenshot(ctx, alice)
+			s, _ := e.svc.TakeFrame(ctx, alice)
 			e.ph.SetSize(image.Pt(160, 90))
 			return control.FrameRef{ID: s.ID, Epoch: s.Epoch}
 		}},
@@ -316,14 +316,14 @@ func TestFramesPerClient(t *testing.T) {
 	for _, c := range cases {
 		c.prep()
 		ref := c.ref()
-		a := e.svc.Do(ctx, touchCall(alice, e.ph, &ref, 0))
+		a := control.Do(ctx, e.svc, touchCall(alice, e.ph, &ref, 0))
 		if a.Error == nil || a.Error.Code != api.CodeFrameExpired || *a.Dispatched {
 			t.Errorf("%s: answer %+v %+v, want FRAME_EXPIRED, not dispatched", c.name, a.Status, a.Error)
 		}
 	}
 	// A fresh frame works.
-	s, _ := e.svc.Screenshot(ctx, alice)
-	wantCode(t, e.svc.Do(ctx, touchCall(alice, e.ph, &control.FrameRef{ID: s.ID, Epoch: s.Epoch}, 0)), "")
+	s, _ := e.svc.TakeFrame(ctx, alice)
+	wantCode(t, control.Do(ctx, e.svc, touchCall(alice, e.ph, &control.FrameRef{ID: s.ID, Epoch: s.Epoch}, 0)), "")
 }
 
 func TestRateWindow(t *testing.T) {
@@ -356,30 +356,30 @@ func TestRateWindow(t *testing.T) {
 func TestQueueFullAndCancel(t *testing.T) {
 	e := newEnv(t, control.Limits{Queue: 2})
 	ctx := context.Background()
-	shot, _ := e.svc.Screenshot(ctx, alice)
+	shot, _ := e.svc.TakeFrame(ctx, alice)
 	ref := &control.FrameRef{ID: shot.ID, Epoch: shot.Epoch}
-	running := make(chan control.Answer, 1)
-	go func() { running <- e.svc.Do(ctx, touchCall(alice, e.ph, ref, 3*time.Second)) }()
+	running := make(chan control.Answer[api.SwipeResult], 1)
+	go func() { running <- control.Do(ctx, e.svc, touchCall(alice, e.ph, ref, 3*time.Second)) }()
 	waitFor(t, func() bool {
 		ops, _ := e.svc.Recent(ctx, 1)
 		return len(ops) == 1 && ops[0].State == store.OpDispatched
 	})
 	ids := []string{"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"}
-	queued := make(chan control.Answer, 2)
+	queued := make(chan control.Answer[api.KeyResult], 2)
 	for i, id := range ids {
-		go func() { queued <- e.svc.Do(ctx, keyCall(alice, id, e.ph, fmt.Sprint(i))) }()
+		go func() { queued <- control.Do(ctx, e.svc, keyCall(alice, id, e.ph, fmt.Sprint(i))) }()
 	}
 	waitFor(t, func() bool { ops, _ := e.svc.Recent(ctx, 3); return len(ops) == 3 })
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "z")), api.CodeQueueFull)
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, "", e.ph, "z")), api.CodeQueueFull)
 	// A pending duplicate answers pending.
-	if a := e.svc.Do(ctx, keyCall(alice, ids[0], e.ph, "0")); a.Status != api.StatusPending {
+	if a := control.Do(ctx, e.svc, keyCall(alice, ids[0], e.ph, "0")); a.Status != api.StatusPending {
 		t.Fatalf("duplicate of a queued operation = %+v", a)
 	}
 	// bob cannot cancel alice's; alice cancels her queued one.
-	if _, err := e.svc.Cancel(ctx, bob, ids[0]); !isCode(err, api.CodeOperationNotFound) {
+	if _, err := e.svc.CancelOp(ctx, bob, ids[0]); !isCode(err, api.CodeOperationNotFound) {
 		t.Fatalf("bob cancelling alice's op = %v", err)
 	}
-	if _, err := e.svc.Cancel(ctx, alice, ids[0]); err != nil {
+	if _, err := e.svc.CancelOp(ctx, alice, ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	a := <-queued
@@ -400,20 +400,20 @@ func TestQueueFullAndCancel(t *testing.T) {
 func TestWatchOrderAndCursors(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	first, err := e.svc.Watch(ctx, alice, control.WatchRequest{})
+	first, err := e.svc.Events(ctx, alice, control.WatchRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, id1, e.ph, "a")), "")
-	wantCode(t, e.svc.Do(ctx, keyCall(bob, "", e.ph, "b")), api.CodeControlBusy)
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, id1, e.ph, "a")), "")
+	wantCode(t, control.Do(ctx, e.svc, keyCall(bob, "", e.ph, "b")), api.CodeControlBusy)
 	if _, err := e.svc.ControlCommand(ctx, alice, "release"); err != nil {
 		t.Fatal(err)
 	}
-	var got []map[string]any
+	var got []api.Event
 	cursor := first.Cursor
 	seen := map[string]bool{}
 	for len(got) < 6 {
-		res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"operation", "control"}})
+		res, err := e.svc.Events(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"operation", "control"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -421,7 +421,7 @@ func TestWatchOrderAndCursors(t *testing.T) {
 			break
 		}
 		for _, ev := range res.Events {
-			c := ev["cursor"].(string)
+			c := ev.Cursor
 			if seen[c] {
 				t.Fatalf("event %s delivered twice", c)
 			}
@@ -432,11 +432,11 @@ func TestWatchOrderAndCursors(t *testing.T) {
 	}
 	var seq []string
 	for _, ev := range got {
-		switch ev["kind"] {
+		switch ev.Kind {
 		case "operation":
-			seq = append(seq, "op:"+ev["state"].(string))
+			seq = append(seq, "op:"+ev.Operation.State)
 		case "control":
-			seq = append(seq, "control:"+ev["event"].(string))
+			seq = append(seq, "control:"+ev.Control.Event)
 		}
 	}
 	want := []string{"control:acquired", "op:queued", "op:dispatched", "op:succeeded", "control:released"}
@@ -444,17 +444,17 @@ func TestWatchOrderAndCursors(t *testing.T) {
 		t.Fatalf("events %v, want %v", seq, want)
 	}
 	// bob sees control events but not alice's operations.
-	res, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: first.Cursor, Kinds: []api.EventKind{"operation"}})
+	res, _ := e.svc.Events(ctx, bob, control.WatchRequest{Cursor: first.Cursor, Kinds: []api.EventKind{"operation"}})
 	if len(res.Events) != 0 {
 		t.Fatalf("bob saw alice's operations: %v", res.Events)
 	}
 	// An empty watch returns the same cursor after its wait.
-	again, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 50 * time.Millisecond, Kinds: []api.EventKind{"operation"}})
+	again, _ := e.svc.Events(ctx, alice, control.WatchRequest{Cursor: cursor, Wait: 50 * time.Millisecond, Kinds: []api.EventKind{"operation"}})
 	if len(again.Events) != 0 {
 		t.Fatalf("events after the last cursor: %v", again.Events)
 	}
 	for _, bad := range []string{"x", "c-1", "c999999", "c1x"} {
-		if _, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: bad}); err == nil || err.Code != api.CodeCursorExpired {
+		if _, err := e.svc.Events(ctx, alice, control.WatchRequest{Cursor: bad}); err == nil || err.Code != api.CodeCursorExpired {
 			t.Errorf("cursor %q: %v, want CURSOR_EXPIRED", bad, err)
 		}
 	}
@@ -465,7 +465,7 @@ func TestWatchEndsOnRevokedGrant(t *testing.T) {
 	ctx := context.Background()
 	done := make(chan control.WatchResult)
 	go func() {
-		res, _ := e.svc.Watch(ctx, alice, control.WatchRequest{Wait: 30 * time.Second, Kinds: []api.EventKind{"operation"}})
+		res, _ := e.svc.Events(ctx, alice, control.WatchRequest{Wait: 30 * time.Second, Kinds: []api.EventKind{"operation"}})
 		done <- res
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -473,7 +473,7 @@ func TestWatchEndsOnRevokedGrant(t *testing.T) {
 	e.grant.revoke(alice.GrantID)
 	select {
 	case res := <-done:
-		if !res.Revoked || len(res.Events) != 1 || res.Events[0]["kind"] != "access" {
+		if !res.Revoked || len(res.Events) != 1 || res.Events[0].Kind != "access" {
 			t.Fatalf("watch result %+v", res)
 		}
 		if d := time.Since(start); d > time.Second {
@@ -487,19 +487,19 @@ func TestWatchEndsOnRevokedGrant(t *testing.T) {
 func TestFrameEventsCoalesced(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	start, _ := e.svc.Watch(ctx, alice, control.WatchRequest{})
+	start, _ := e.svc.Events(ctx, alice, control.WatchRequest{})
 	for i := 0; i < 10; i++ {
 		e.ph.Key(ctx, phone.Key{Name: "a"})
 	}
 	time.Sleep(400 * time.Millisecond)
-	res, err := e.svc.Watch(ctx, alice, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"frame"}})
+	res, err := e.svc.Events(ctx, alice, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"frame"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(res.Events); n < 1 || n > 2 {
 		t.Fatalf("10 quick frames gave %d frame events, want 1 or 2 (coalesced per 250 ms)", n)
 	}
-	if last := res.Events[len(res.Events)-1]["seq"]; last != float64(11) {
+	if last := res.Events[len(res.Events)-1].Frame.Seq; last != 11 {
 		t.Fatalf("last frame event seq %v, want 11 (the newest)", last)
 	}
 }
@@ -509,16 +509,16 @@ func TestAccessExpiringOnce(t *testing.T) {
 	ctx := context.Background()
 	c := alice
 	c.GrantExpires = e.clock.Now().Add(10 * time.Minute)
-	start, _ := e.svc.Watch(ctx, c, control.WatchRequest{})
-	res, err := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"access"}})
-	if err != nil || len(res.Events) != 1 || res.Events[0]["event"] != "expiring" {
+	start, _ := e.svc.Events(ctx, c, control.WatchRequest{})
+	res, err := e.svc.Events(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"access"}})
+	if err != nil || len(res.Events) != 1 || res.Events[0].Access.Event != "expiring" {
 		t.Fatalf("first watch %+v, %v", res, err)
 	}
-	again, _ := e.svc.Watch(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: []api.EventKind{"access"}})
+	again, _ := e.svc.Events(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: []api.EventKind{"access"}})
 	if len(again.Events) != 0 {
 		t.Fatalf("expiring told twice: %v", again.Events)
 	}
-	other, _ := e.svc.Watch(ctx, bob, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"access"}})
+	other, _ := e.svc.Events(ctx, bob, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"access"}})
 	if len(other.Events) != 0 {
 		t.Fatalf("bob saw alice's access event: %v", other.Events)
 	}
@@ -530,20 +530,20 @@ func TestAccessExpiringOnce(t *testing.T) {
 func TestRefusalsAreNotJournaled(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	wantCode(t, e.svc.Do(ctx, keyCall(alice, "", e.ph, "a")), "")
-	acquire := func(c control.Client) control.Call {
-		return control.Call{Client: c, Tool: "openlolo_control", OperationID: id2, Args: "acquire",
+	wantCode(t, control.Do(ctx, e.svc, keyCall(alice, "", e.ph, "a")), "")
+	acquire := func(c control.Client) control.Call[api.ControlResult] {
+		return control.Call[api.ControlResult]{Client: c, Tool: api.ToolControl, OperationID: id2, Args: "acquire",
 			Check: func() *control.Error { return e.svc.CheckCommand(c, "acquire") },
-			Run:   func(ctx context.Context) (map[string]any, error) { return e.svc.ControlCommand(ctx, c, "acquire") }}
+			Run:   func(ctx context.Context) (*api.ControlResult, error) { return e.svc.ControlCommand(ctx, c, "acquire") }}
 	}
-	wantCode(t, e.svc.Do(ctx, acquire(bob)), api.CodeControlBusy)
-	if _, err := e.svc.OperationStatus(ctx, bob, id2); err == nil {
+	wantCode(t, control.Do(ctx, e.svc, acquire(bob)), api.CodeControlBusy)
+	if _, err := e.svc.Operation(ctx, bob, id2); err == nil {
 		t.Fatal("a refused acquire was journaled")
 	}
 	e.clock.Advance(91 * time.Second)
-	a := e.svc.Do(ctx, acquire(bob))
+	a := control.Do(ctx, e.svc, acquire(bob))
 	wantCode(t, a, "")
-	if a.Fields["replayed"] == true || e.svc.Lease().Holder != "bob" {
+	if a.Replayed || e.svc.Lease().Holder != "bob" {
 		t.Fatalf("retry after the lapse: %+v, lease %+v", a, e.svc.Lease())
 	}
 	if err := e.svc.CheckCommand(alice, "dance"); err == nil || err.Code != api.CodeInvalidArguments {

@@ -30,7 +30,7 @@ type outEvent struct {
 	kind   api.EventKind
 	client string
 	at     time.Time
-	data   map[string]any
+	body   any // the kind's api event type
 }
 
 // events is the ordered writer of the event log and the wake-up for
@@ -56,19 +56,19 @@ func (e *events) waiter() <-chan struct{} {
 
 // publish queues an event for the log; events are written in the order
 // they were published.
-func (s *Service) publish(kind api.EventKind, client string, data map[string]any) {
+func (s *Service) publish(kind api.EventKind, client string, body any) {
 	select {
-	case s.ev.out <- outEvent{kind: kind, client: client, at: s.now(), data: data}:
+	case s.ev.out <- outEvent{kind: kind, client: client, at: s.now(), body: body}:
 	case <-s.base.Done():
 	}
 }
 
 func (s *Service) controlEventLocked(what, clientID, name string) {
-	s.publish(api.KindControl, "", map[string]any{"event": what, "client": name})
+	s.publish(api.KindControl, "", &api.ControlEvent{Event: what, Client: name})
 }
 
-func (s *Service) opEvent(c Client, id, tool, state string) {
-	s.publish(api.KindOperation, c.ID, map[string]any{"operation_id": id, "tool": tool, "state": state})
+func (s *Service) opEvent(c Client, id string, tool api.Tool, state string) {
+	s.publish(api.KindOperation, c.ID, &api.OperationEvent{OperationID: id, Tool: tool, State: state})
 }
 
 // writeEvents stores queued events one by one until ctx ends.
@@ -78,7 +78,7 @@ func (s *Service) writeEvents(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case e := <-s.ev.out:
-			data, _ := json.Marshal(e.data)
+			data, _ := json.Marshal(e.body)
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
 			err := s.st.Update(wctx, func(tx *store.Tx) error {
 				if _, err := tx.InsertEvent(store.Event{At: e.at, Kind: string(e.kind), ClientID: e.client, Data: string(data)}); err != nil {
@@ -113,8 +113,8 @@ func (s *Service) follow(ctx context.Context) {
 	var held *phone.Event // a frame event waiting for the coalescing window
 	var timer <-chan time.Time
 	emitFrame := func(e phone.Event) {
-		lastFrame = time.Now()
-		s.publish(api.KindFrame, "", map[string]any{"seq": e.Seq, "frame_time_ms": msOrZero(e.At)})
+		lastFrame = s.now()
+		s.publish(api.KindFrame, "", &api.FrameEvent{Seq: e.Seq, FrameTimeMS: msOrZero(e.At)})
 	}
 	for {
 		select {
@@ -135,7 +135,7 @@ func (s *Service) follow(ctx context.Context) {
 			}
 			switch e.Kind {
 			case phone.NewFrame:
-				if wait := frameCoalesce - time.Since(lastFrame); wait > 0 {
+				if wait := frameCoalesce - s.now().Sub(lastFrame); wait > 0 && !lastFrame.IsZero() {
 					if held == nil {
 						timer = time.After(wait)
 					}
@@ -144,9 +144,9 @@ func (s *Service) follow(ctx context.Context) {
 				}
 				emitFrame(e)
 			default:
-				s.publish(api.KindPhone, "", map[string]any{"event": string(e.Kind), "state": e.State.Code,
-					"width": e.State.Geometry.Width, "height": e.State.Geometry.Height,
-					"geometry_epoch": strconv.FormatUint(e.State.Geometry.Epoch, 10)})
+				s.publish(api.KindPhone, "", &api.PhoneEvent{Event: string(e.Kind), State: e.State.Code,
+					Width: e.State.Geometry.Width, Height: e.State.Geometry.Height,
+					GeometryEpoch: api.FormatEpoch(e.State.Geometry.Epoch)})
 			}
 		}
 	}
@@ -162,17 +162,17 @@ type WatchRequest struct {
 // WatchResult is what a watch returns: the events in order and the
 // cursor to continue from.
 type WatchResult struct {
-	Events  []map[string]any
+	Events  []api.Event
 	Cursor  string
 	Revoked bool // the caller's grant was revoked; the watch ended
 }
 
 func cursorString(id int64) string { return "c" + strconv.FormatInt(id, 10) }
 
-// Watch returns the events c may see after req.Cursor, holding up to
+// Events returns the events c may see after req.Cursor, holding up to
 // req.Wait until there is one. Each event reaches a client once per
 // cursor chain; an unknown or trimmed cursor is CURSOR_EXPIRED.
-func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchResult, *Error) {
+func (s *Service) Events(ctx context.Context, c Client, req WatchRequest) (WatchResult, *Error) {
 	var after int64
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		first, last, err := tx.EventBounds()
@@ -208,8 +208,8 @@ func (s *Service) Watch(ctx context.Context, c Client, req WatchRequest) (WatchR
 		if s.grants != nil && c.GrantID != "" {
 			active, err := s.grants.GrantActive(ctx, c.GrantID)
 			if err == nil && !active {
-				return WatchResult{Cursor: cursorString(after), Revoked: true, Events: []map[string]any{{
-					"kind": string(api.KindAccess), "event": "revoked", "time_ms": s.now().UnixMilli()}}}, nil
+				return WatchResult{Cursor: cursorString(after), Revoked: true, Events: []api.Event{{
+					Kind: api.KindAccess, TimeMS: s.now().UnixMilli(), Access: &api.AccessEvent{Event: "revoked"}}}}, nil
 			}
 		}
 		s.noticeExpiring(c)
@@ -254,12 +254,11 @@ func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds [
 			if len(kinds) > 0 && !slices.Contains(kinds, api.EventKind(e.Kind)) {
 				continue
 			}
-			m := map[string]any{}
-			_ = json.Unmarshal([]byte(e.Data), &m)
-			m["kind"] = e.Kind
-			m["time_ms"] = e.At.UnixMilli()
-			m["cursor"] = cursorString(e.ID)
-			res.Events = append(res.Events, m)
+			ev := api.Event{Kind: api.EventKind(e.Kind), TimeMS: e.At.UnixMilli(), Cursor: cursorString(e.ID)}
+			if err := ev.SetBody([]byte(e.Data)); err != nil {
+				s.log.Warn("control: an unreadable event in the log", "id", e.ID, "err", err)
+			}
+			res.Events = append(res.Events, ev)
 		}
 		res.Cursor = cursorString(max(next, after))
 		return nil
@@ -278,6 +277,6 @@ func (s *Service) noticeExpiring(c Client) {
 	s.expiring[c.GrantID] = true
 	s.mu.Unlock()
 	if !told {
-		s.publish(api.KindAccess, c.ID, map[string]any{"event": "expiring", "expires_ms": c.GrantExpires.UnixMilli()})
+		s.publish(api.KindAccess, c.ID, &api.AccessEvent{Event: "expiring", ExpiresMS: c.GrantExpires.UnixMilli()})
 	}
 }

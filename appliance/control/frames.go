@@ -25,15 +25,33 @@ type Shot struct {
 	ID, Epoch string
 	// At is when the client received it (service clock).
 	At time.Time
+	// Format and MaxSize are how the picture is to be sent.
+	Format  api.ImageFormat
+	MaxSize int
+}
+
+// Age is how old the picture was when the client received it.
+func (s Shot) Age() time.Duration {
+	if s.Frame == nil || s.Frame.Captured.IsZero() || s.At.Before(s.Frame.Captured) {
+		return 0
+	}
+	return s.At.Sub(s.Frame.Captured)
+}
+
+// Result is the screenshot's answer for an image of w×h pixels.
+func (s Shot) Result(w, h int) *api.Frame {
+	b := s.Frame.Image.Bounds()
+	return &api.Frame{FrameID: s.ID, GeometryEpoch: s.Epoch, Width: w, Height: h,
+		NativeWidth: b.Dx(), NativeHeight: b.Dy(), AgeMS: s.Age().Milliseconds(), Format: s.Format}
 }
 
 // FrameRef is the frame a touch names.
 type FrameRef struct{ ID, Epoch string }
 
-// Screenshot takes the phone's newest frame and records it as c's latest:
+// TakeFrame takes the phone's newest frame and records it as c's latest:
 // from now on c's touches must name it. One client's screenshot never
 // changes another client's frame.
-func (s *Service) Screenshot(ctx context.Context, c Client) (Shot, error) {
+func (s *Service) TakeFrame(ctx context.Context, c Client) (Shot, error) {
 	f, err := s.ph.Screenshot(ctx)
 	if err != nil {
 		return Shot{}, PhoneError(err)
@@ -42,7 +60,8 @@ func (s *Service) Screenshot(ctx context.Context, c Client) (Shot, error) {
 	s.mu.Lock()
 	s.frames[c.ID] = clientFrame{seq: f.Seq, epoch: f.Geometry.Epoch, at: now}
 	s.mu.Unlock()
-	return Shot{Frame: f, ID: s.frameID(f.Seq), Epoch: strconv.FormatUint(f.Geometry.Epoch, 10), At: now}, nil
+	return Shot{Frame: f, ID: s.frameID(f.Seq), Epoch: api.FormatEpoch(f.Geometry.Epoch), At: now,
+		Format: api.FormatJPEG, MaxSize: api.DefaultMaxSize}, nil
 }
 
 func (s *Service) frameID(seq uint64) string { return fmt.Sprintf("%s-%d", s.boot, seq) }

@@ -15,10 +15,10 @@ import (
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
-// Call is one mutating tool call.
-type Call struct {
+// Call is one mutating tool call whose result is an R.
+type Call[R any] struct {
 	Client Client
-	Tool   string
+	Tool   api.Tool
 	// OperationID is the client's UUID, or "" for one the box generates.
 	OperationID string
 	// Args is everything that defines the action. Only a keyed
@@ -34,9 +34,9 @@ type Call struct {
 	// same operation_id may be sent again once the refusal no longer
 	// holds), as the input rules do for input calls.
 	Check func() *Error
-	// Run performs the action and returns the answer's fields. Its ctx
-	// is cancelled by pause or openlolo_cancel.
-	Run func(ctx context.Context) (map[string]any, error)
+	// Run performs the action and returns the tool's result. Its ctx is
+	// cancelled by pause or openlolo_cancel.
+	Run func(ctx context.Context) (*R, error)
 }
 
 var (
@@ -46,13 +46,13 @@ var (
 
 type pending struct {
 	client, fp string
-	tool       string
+	tool       api.Tool
 	input      bool
 	cancel     context.CancelCauseFunc
 	dispatched bool
 }
 
-func (s *Service) fingerprint(tool string, args any) string {
+func (s *Service) fingerprint(tool api.Tool, args any) string {
 	b, err := json.Marshal(args)
 	if err != nil {
 		b = []byte(fmt.Sprintf("%#v", args))
@@ -64,20 +64,24 @@ func (s *Service) fingerprint(tool string, args any) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// Do runs call under the rules and journals it: a known operation id with
-// the same client and arguments returns the stored answer without running
-// again; other arguments or another client's id are OPERATION_CONFLICT.
-func (s *Service) Do(ctx context.Context, call Call) Answer {
+// Do runs call on s under the rules and journals it: a known operation id
+// with the same client and arguments returns the stored answer without
+// running again; other arguments or another client's id are
+// OPERATION_CONFLICT. The verbs are built on it; a new mutating tool is a
+// verb that calls Do.
+func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 	c := call.Client
 	id := call.OperationID
 	if id == "" {
 		id = uuid.NewString()
 	}
 	fp := s.fingerprint(call.Tool, call.Args)
-	refuse := func(e *Error) Answer {
-		return Answer{Status: api.StatusFailed, OperationID: id, Dispatched: boolp(false), Error: e}
+	refuse := func(e *Error) Answer[R] {
+		a := Refuse[R](e)
+		a.OperationID = id
+		return a
 	}
-	conflict := func() Answer {
+	conflict := func() Answer[R] {
 		return refuse(api.Errorf(api.CodeOperationConflict, "operation_id %s was already used for another call", id))
 	}
 
@@ -87,8 +91,12 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		if p.client != c.ID || p.fp != fp {
 			return conflict()
 		}
-		return Answer{Status: api.StatusPending, OperationID: id, Dispatched: boolp(p.dispatched),
-			Fields: map[string]any{"tool": p.tool, "state": map[bool]string{false: store.OpQueued, true: store.OpDispatched}[p.dispatched]}}
+		state := store.OpQueued
+		if p.dispatched {
+			state = store.OpDispatched
+		}
+		return Answer[R]{Outcome: api.Outcome{Status: api.StatusPending, OperationID: id, Dispatched: boolp(p.dispatched),
+			Tool: p.tool, State: state}}
 	}
 	s.mu.Unlock()
 	var op store.Operation
@@ -102,7 +110,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		if op.ClientID != c.ID || op.Fingerprint != fp {
 			return conflict()
 		}
-		return replay(op)
+		return replay[R](op)
 	case !errors.Is(err, store.ErrNotFound):
 		return refuse(api.Errorf(api.CodeInternal, "the journal could not be read: %v", err))
 	}
@@ -154,7 +162,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 	}()
 
 	now := s.now()
-	op = store.Operation{ID: id, ClientID: c.ID, ClientName: c.Name, Tool: call.Tool, Fingerprint: fp,
+	op = store.Operation{ID: id, ClientID: c.ID, ClientName: c.Name, Tool: string(call.Tool), Fingerprint: fp,
 		State: store.OpQueued, Created: now, Updated: now}
 	var existing store.Operation
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
@@ -173,7 +181,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		if existing.ClientID != c.ID || existing.Fingerprint != fp {
 			return conflict()
 		}
-		return replay(existing)
+		return replay[R](existing)
 	}
 	s.opEvent(c, id, call.Tool, store.OpQueued)
 
@@ -181,7 +189,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		select {
 		case s.slot <- struct{}{}:
 		case <-runCtx.Done():
-			return s.finish(op, store.OpCancelled, false, stopError(runCtx, false), nil)
+			return finish[R](s, op, store.OpCancelled, false, stopError(runCtx, false), nil)
 		}
 		defer func() { <-s.slot }()
 		s.mu.Lock()
@@ -205,7 +213,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 			if e.Code == api.CodeCancelled || e.Code == api.CodePaused {
 				state = store.OpCancelled
 			}
-			return s.finish(op, state, false, e, nil)
+			return finish[R](s, op, state, false, e, nil)
 		}
 	} else {
 		s.mu.Lock()
@@ -217,15 +225,15 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 	}
 	s.opEvent(c, id, call.Tool, store.OpDispatched)
 
-	fields, err := call.Run(runCtx)
+	result, err := call.Run(runCtx)
 	switch {
 	case err == nil:
-		return s.finish(op, store.OpSucceeded, true, nil, fields)
+		return finish(s, op, store.OpSucceeded, true, nil, result)
 	case context.Cause(runCtx) != nil && runCtx.Err() != nil:
 		s.releaseAfterFailure()
-		return s.finish(op, store.OpOutcomeUnknown, true, stopError(runCtx, true), nil)
+		return finish[R](s, op, store.OpOutcomeUnknown, true, stopError(runCtx, true), nil)
 	case notDispatched(err):
-		return s.finish(op, store.OpFailed, false, PhoneError(err), nil)
+		return finish[R](s, op, store.OpFailed, false, PhoneError(err), nil)
 	default:
 		s.releaseAfterFailure()
 		e := PhoneError(err)
@@ -233,7 +241,7 @@ func (s *Service) Do(ctx context.Context, call Call) Answer {
 		if e.Code == api.CodeOutcomeUnknown {
 			state = store.OpOutcomeUnknown
 		}
-		return s.finish(op, state, true, e, nil)
+		return finish[R](s, op, state, true, e, nil)
 	}
 }
 
@@ -261,13 +269,15 @@ func (s *Service) releaseAfterFailure() {
 }
 
 // finish records the final state and the answer and returns the answer.
-func (s *Service) finish(op store.Operation, state string, dispatched bool, e *Error, fields map[string]any) Answer {
-	a := Answer{Status: api.StatusOK, OperationID: op.ID, Dispatched: boolp(dispatched), Error: e, Fields: fields}
+func finish[R any](s *Service, op store.Operation, state string, dispatched bool, e *Error, result *R) Answer[R] {
+	a := Answer[R]{Outcome: api.Outcome{Status: api.StatusOK, OperationID: op.ID, Dispatched: boolp(dispatched),
+		State: state, Error: e}, Result: result}
 	if e != nil {
 		a.Status = api.StatusFailed
-		a.Fields = nil
+		a.Result = nil
+	} else if a.Result == nil {
+		a.Result = new(R)
 	}
-	a.Set("state", state)
 	code := ""
 	if e != nil {
 		code = string(e.Code)
@@ -279,7 +289,7 @@ func (s *Service) finish(op store.Operation, state string, dispatched bool, e *E
 	if err := s.setState(op, state, code, string(b)); err != nil {
 		s.log.Error("control: journal final state", "op", op.ID, "err", err)
 	}
-	s.opEvent(Client{ID: op.ClientID}, op.ID, op.Tool, state)
+	s.opEvent(Client{ID: op.ClientID}, op.ID, api.Tool(op.Tool), state)
 	return a
 }
 
@@ -292,14 +302,14 @@ func (s *Service) setState(op store.Operation, state, code, answer string) error
 }
 
 // replay returns the stored answer of a journaled operation.
-func replay(op store.Operation) Answer {
-	var a Answer
+func replay[R any](op store.Operation) Answer[R] {
+	var a Answer[R]
 	if op.Answer != "" && json.Unmarshal([]byte(op.Answer), &a) == nil {
-		a.Set("replayed", true)
+		a.Replayed = true
 		return a
 	}
 	// Interrupted by a stop of the box: no answer was stored.
-	a = Answer{Status: api.StatusFailed, OperationID: op.ID}
+	a = Answer[R]{Outcome: api.Outcome{Status: api.StatusFailed, OperationID: op.ID}}
 	switch op.State {
 	case store.OpOutcomeUnknown:
 		a.Dispatched = boolp(true)
@@ -311,14 +321,13 @@ func replay(op store.Operation) Answer {
 		a.Status = api.StatusPending
 		a.Dispatched = boolp(op.State == store.OpDispatched)
 	}
-	a.Set("state", op.State)
-	a.Set("replayed", true)
+	a.State, a.Replayed = op.State, true
 	return a
 }
 
-// OperationStatus returns c's operation id, or OPERATION_NOT_FOUND when
-// there is none or it belongs to another client.
-func (s *Service) OperationStatus(ctx context.Context, c Client, id string) (store.Operation, *Error) {
+// Operation returns c's operation id, or OPERATION_NOT_FOUND when there is
+// none or it belongs to another client.
+func (s *Service) Operation(ctx context.Context, c Client, id string) (store.Operation, *Error) {
 	var op store.Operation
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		var err error
@@ -334,9 +343,9 @@ func (s *Service) OperationStatus(ctx context.Context, c Client, id string) (sto
 	return op, nil
 }
 
-// cancelOp stops c's queued or running operation target.
-func (s *Service) cancelOp(ctx context.Context, c Client, target string) (map[string]any, error) {
-	op, e := s.OperationStatus(ctx, c, target)
+// CancelOp stops c's queued or running operation target.
+func (s *Service) CancelOp(ctx context.Context, c Client, target string) (*api.CancelResult, error) {
+	op, e := s.Operation(ctx, c, target)
 	if e != nil {
 		return nil, e
 	}
@@ -346,7 +355,7 @@ func (s *Service) cancelOp(ctx context.Context, c Client, target string) (map[st
 		p.cancel(errCancelled)
 	}
 	s.mu.Unlock()
-	return map[string]any{"target": target, "was": op.State, "stopped": ok}, nil
+	return &api.CancelResult{Target: target, Was: op.State, Stopped: ok}, nil
 }
 
 // Recent returns up to n journaled operations, newest first (for the box
@@ -362,15 +371,4 @@ func (s *Service) Recent(ctx context.Context, n int) ([]store.Operation, error) 
 		return nil, fmt.Errorf("control: recent: %w", err)
 	}
 	return ops, nil
-}
-
-// ControlCommand is openlolo_control: acquire, renew, release or resume.
-func (s *Service) ControlCommand(ctx context.Context, c Client, command string) (map[string]any, error) {
-	return s.controlCommand(ctx, c, command)
-}
-
-// Cancel is openlolo_cancel's action: stop c's queued or running
-// operation target.
-func (s *Service) Cancel(ctx context.Context, c Client, target string) (map[string]any, error) {
-	return s.cancelOp(ctx, c, target)
 }

@@ -58,19 +58,19 @@ func (s *Service) takeLocked(c Client) *Error {
 
 // CheckCommand tells, without changing anything, whether c's
 // openlolo_control command would be refused now, and why.
-func (s *Service) CheckCommand(c Client, command string) *Error {
+func (s *Service) CheckCommand(c Client, command api.Command) *Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lapseLocked()
 	other := s.lease.holder != "" && s.lease.holder != c.ID
 	switch command {
-	case "acquire", "resume", "renew", "release":
+	case api.CommandAcquire, api.CommandResume, api.CommandRenew, api.CommandRelease:
 		if other {
 			e := api.Errorf(api.CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
 			e.RetryAfterMS = max(1, s.lease.expires.Sub(s.now()).Milliseconds())
 			return e
 		}
-		if command == "renew" && s.lease.holder == "" {
+		if command == api.CommandRenew && s.lease.holder == "" {
 			return api.Errorf(api.CodeControlRequired, "you do not hold control, so there is nothing to renew")
 		}
 		return nil
@@ -78,14 +78,14 @@ func (s *Service) CheckCommand(c Client, command string) *Error {
 	return api.Errorf(api.CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
 }
 
-// controlCommand runs openlolo_control's command for c.
-func (s *Service) controlCommand(ctx context.Context, c Client, command string) (map[string]any, error) {
+// ControlCommand runs openlolo_control's command for c.
+func (s *Service) ControlCommand(ctx context.Context, c Client, command api.Command) (*api.ControlResult, error) {
 	s.mu.Lock()
 	var err *Error
 	switch command {
-	case "acquire":
+	case api.CommandAcquire:
 		err = s.takeLocked(c)
-	case "renew":
+	case api.CommandRenew:
 		s.lapseLocked()
 		switch s.lease.holder {
 		case c.ID:
@@ -95,7 +95,7 @@ func (s *Service) controlCommand(ctx context.Context, c Client, command string) 
 		default:
 			err = s.takeLocked(c)
 		}
-	case "release":
+	case api.CommandRelease:
 		s.lapseLocked()
 		switch s.lease.holder {
 		case c.ID:
@@ -105,7 +105,7 @@ func (s *Service) controlCommand(ctx context.Context, c Client, command string) 
 		default:
 			err = api.Errorf(api.CodeControlBusy, "%q holds control; only the holder can release it", s.lease.name)
 		}
-	case "resume":
+	case api.CommandResume:
 		if err = s.takeLocked(c); err == nil && s.paused {
 			s.paused, s.pausedBy = false, ""
 			s.controlEventLocked("resumed", c.ID, c.Name)
@@ -113,33 +113,18 @@ func (s *Service) controlCommand(ctx context.Context, c Client, command string) 
 	default:
 		err = api.Errorf(api.CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
 	}
-	fields := s.leaseFieldsLocked(c)
+	res := &api.ControlResult{Control: s.leaseLocked(c), Paused: s.paused}
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	return fields, nil
+	return res, nil
 }
 
-func (s *Service) leaseFieldsLocked(c Client) map[string]any {
-	f := map[string]any{
-		"control": map[string]any{
-			"held":       s.lease.holder != "",
-			"you_hold":   s.lease.holder == c.ID && c.ID != "",
-			"holder":     s.lease.name,
-			"expires_ms": msOrZero(s.lease.expires),
-		},
-		"paused": s.paused,
-	}
-	return f
-}
-
-// LeaseFields is the control part of openlolo_status for c.
-func (s *Service) LeaseFields(c Client) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lapseLocked()
-	return s.leaseFieldsLocked(c)
+// leaseLocked is the lease as c sees it.
+func (s *Service) leaseLocked(c Client) api.Lease {
+	return api.Lease{Held: s.lease.holder != "", YouHold: s.lease.holder == c.ID && c.ID != "",
+		Holder: s.lease.name, ExpiresMS: msOrZero(s.lease.expires)}
 }
 
 func msOrZero(t time.Time) int64 {

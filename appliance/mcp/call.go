@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/openlolo/openlolo/api"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
 )
@@ -18,9 +18,17 @@ import (
 // metaKey is the _meta member that asks for JSON text blocks.
 const metaKey = "openlolo.mcp"
 
+// rendered is a tool's answer ready to send: the answer (structuredContent
+// is its JSON), the sentence for agents, and the image block.
+type rendered struct {
+	answer  any // an api.Answer[R]
+	outcome api.Outcome
+	text    string
+	image   *encoded
+}
+
 // toolHandler wraps t's run with what every call goes through: the caller,
-// the arguments' outer shape, the scope, the rate window, and the answer's
-// rendering.
+// the arguments' outer shape, the scope, and the answer's rendering.
 func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		caller, ok := oauth.CallerFrom(ctx)
@@ -33,34 +41,19 @@ func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 		}
 		c := call{caller: caller, raw: raw, client: control.Client{ID: caller.ClientID, Name: caller.ClientName,
 			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires}}
-		res := h.gate(t, c)
-		if res == nil {
-			r := t.run(h, ctx, c)
-			res = &r
+		var r rendered
+		if !caller.Has(string(t.scope)) {
+			e := api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope)
+			a := control.Fail[struct{}](e)
+			if t.mutating {
+				a = control.Refuse[struct{}](e)
+			}
+			r = renderAnswer[struct{}](t, a, nil, nil)
+		} else {
+			r = t.run(h, ctx, c)
 		}
-		return render(t, *res, structured(req.Params.Meta)), nil
+		return r.result(structured(req.Params.Meta)), nil
 	}
-}
-
-// gate refuses a call the caller's scopes or rate window do not allow.
-func (h *Handler) gate(t *tool, c call) *result {
-	refuse := func(e *control.Error) *result {
-		a := control.Fail(e)
-		if t.mutating {
-			a.Dispatched = ptr(false)
-		}
-		return &result{answer: a}
-	}
-	if !c.caller.Has(t.scope) {
-		return refuse(api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope))
-	}
-	if t.noRateLimit {
-		return nil
-	}
-	if _, e := h.ctl.Allow(c.client); e != nil {
-		return refuse(e)
-	}
-	return nil
 }
 
 func structured(meta sdk.Meta) bool {
@@ -72,21 +65,39 @@ func structured(meta sdk.Meta) bool {
 	return b
 }
 
-// render turns an answer into the MCP result: structuredContent, a text
-// block (a sentence, or the JSON when structured), and the image.
-func render(t *tool, r result, asJSON bool) *sdk.CallToolResult {
-	m := r.answer.Map()
-	var text string
+// renderAnswer renders an answer of tool t with its sentence.
+func renderAnswer[R any](t *tool, a api.Answer[R], img *encoded, say func(api.Outcome, *R) string) rendered {
+	r := rendered{answer: a, outcome: a.Outcome, image: img}
+	switch {
+	case a.Status == api.StatusFailed:
+		e := a.Error
+		r.text = fmt.Sprintf("%s failed with %s: %s", t.name, e.Code, strings.TrimSuffix(e.Message, "."))
+		if len(e.NextSteps) > 0 {
+			r.text += "; next: " + e.NextSteps[0]
+		}
+		r.text += "."
+	case a.Status == api.StatusPending:
+		r.text = fmt.Sprintf("%s is still running as operation %s; openlolo_operation_status or openlolo_watch reports its outcome.", t.name, a.OperationID)
+	case say != nil && a.Result != nil:
+		r.text = say(a.Outcome, a.Result)
+	default:
+		r.text = string(t.name) + " succeeded."
+	}
+	return r
+}
+
+// result is the MCP result: structuredContent, a text block (the sentence,
+// or the JSON when asJSON), and the image.
+func (r rendered) result(asJSON bool) *sdk.CallToolResult {
+	text := r.text
 	if asJSON {
-		b, err := json.Marshal(m)
+		b, err := json.Marshal(r.answer)
 		if err != nil {
 			b = []byte(`{"status":"failed"}`)
 		}
 		text = string(b)
-	} else {
-		text = sentence(t, r.answer)
 	}
-	res := &sdk.CallToolResult{StructuredContent: m, IsError: r.answer.Failed(),
+	res := &sdk.CallToolResult{StructuredContent: r.answer, IsError: r.outcome.Failed(),
 		Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 	if r.image != nil {
 		res.Content = append(res.Content, &sdk.ImageContent{Data: r.image.data, MIMEType: r.image.mime})
@@ -94,89 +105,105 @@ func render(t *tool, r result, asJSON bool) *sdk.CallToolResult {
 	return res
 }
 
-// sentence is the one-sentence summary for agents.
-func sentence(t *tool, a control.Answer) string {
-	switch a.Status {
-	case api.StatusFailed:
-		s := fmt.Sprintf("%s failed with %s: %s", t.name, a.Error.Code, strings.TrimSuffix(a.Error.Message, "."))
-		if len(a.Error.NextSteps) > 0 {
-			s += "; next: " + a.Error.NextSteps[0]
+// picture encodes the screenshot a verb took into its answer: a
+// screenshot's result is the frame as sent; an input's observation is
+// added beside the input's result (or why it could not be taken).
+func picture[R any](h *Handler, rep *control.Reply[R]) *encoded {
+	in, isInput := any(rep.Result).(interface{ Input() *api.InputResult })
+	if rep.ShotError != nil && isInput {
+		in.Input().ObservationError = rep.ShotError
+	}
+	shot := rep.Shot
+	if shot == nil || rep.Result == nil {
+		return nil
+	}
+	enc, err := h.images.encode(shot.Frame, string(shot.Format), shot.MaxSize)
+	if err != nil {
+		e := api.Errorf(api.CodeCaptureFailed, "%v", err)
+		if isInput {
+			in.Input().ObservationError = e
+		} else {
+			rep.Answer = control.Fail[R](e)
 		}
-		return s + "."
-	case api.StatusPending:
-		return fmt.Sprintf("%s is still running as operation %s; openlolo_operation_status or openlolo_watch reports its outcome.", t.name, a.OperationID)
+		return nil
 	}
-	if t.say != nil {
-		return t.say(a)
+	f := shot.Result(enc.width, enc.height)
+	switch r := any(rep.Result).(type) {
+	case *api.Frame:
+		*r = *f
+	case interface{ Input() *api.InputResult }:
+		r.Input().Observation = f
 	}
-	return t.name + " succeeded."
+	return enc
 }
 
-func sayInput(verb string) func(control.Answer) string {
-	return func(a control.Answer) string {
+// said is a fixed sentence.
+func said[R any](s string) func(api.Outcome, *R) string {
+	return func(api.Outcome, *R) string { return s }
+}
+
+func sayInput[R any](verb string) func(api.Outcome, *R) string {
+	return func(o api.Outcome, r *R) string {
 		s := verb
-		if a.Fields["replayed"] == true {
+		if o.Replayed {
 			s += " (stored answer of an earlier call with this operation_id; nothing was sent again)"
 		}
-		s += "; operation " + a.OperationID + " succeeded"
-		if o, ok := a.Fields["observation"].(map[string]any); ok {
-			s += fmt.Sprintf("; the attached screenshot is frame %v (geometry_epoch %v)", o["frame_id"], o["geometry_epoch"])
+		s += "; operation " + o.OperationID + " succeeded"
+		if in, ok := any(r).(interface{ Input() *api.InputResult }); ok && in.Input().Observation != nil {
+			obs := in.Input().Observation
+			s += fmt.Sprintf("; the attached screenshot is frame %s (geometry_epoch %s)", obs.FrameID, obs.GeometryEpoch)
 		}
 		return s + "."
 	}
 }
 
-func sayFrame(a control.Answer) string {
-	return fmt.Sprintf("Screenshot %vx%v attached; touch with frame_id %v and geometry_epoch %v, coordinates as fractions of this image.",
-		a.Fields["width"], a.Fields["height"], a.Fields["frame_id"], a.Fields["geometry_epoch"])
+func sayFrame(_ api.Outcome, f *api.Frame) string {
+	return fmt.Sprintf("Screenshot %dx%d attached; touch with frame_id %s and geometry_epoch %s, coordinates as fractions of this image.",
+		f.Width, f.Height, f.FrameID, f.GeometryEpoch)
 }
 
-func sayStatus(a control.Answer) string {
-	ph, _ := a.Fields["phone"].(map[string]any)
-	ctl, _ := a.Fields["control"].(map[string]any)
+func sayStatus(_ api.Outcome, st *api.StatusResult) string {
 	s := "The phone is "
-	if ph["ready"] == true {
+	if st.Phone.Ready {
 		s += "ready"
 	} else {
-		s += fmt.Sprintf("not ready (%v)", ph["reason"])
+		s += fmt.Sprintf("not ready (%s)", st.Phone.Reason)
 	}
 	switch {
-	case ctl["you_hold"] == true:
+	case st.Control.YouHold:
 		s += "; you hold control"
-	case ctl["held"] == true:
-		s += fmt.Sprintf("; %v holds control", ctl["holder"])
+	case st.Control.Held:
+		s += fmt.Sprintf("; %s holds control", st.Control.Holder)
 	default:
 		s += "; control is free"
 	}
-	if a.Fields["paused"] == true {
+	if st.Paused {
 		s += "; input is paused"
 	}
-	if n, ok := a.Fields["calls_left"].(int); ok && n >= 0 {
-		s += fmt.Sprintf("; %d calls left this minute", n)
+	if st.CallsLeft >= 0 {
+		s += fmt.Sprintf("; %d calls left this minute", st.CallsLeft)
 	}
 	return s + "."
 }
 
-func sayOperation(a control.Answer) string {
-	op, _ := a.Fields["operation"].(map[string]any)
-	return fmt.Sprintf("Operation %v (%v) is %v.", op["id"], op["tool"], op["state"])
+func sayOperation(_ api.Outcome, r *api.OperationStatusResult) string {
+	op := r.Operation
+	return fmt.Sprintf("Operation %s (%s) is %s.", op.ID, op.Tool, op.State)
 }
 
-func sayWatch(a control.Answer) string {
-	evs, _ := a.Fields["events"].([]map[string]any)
-	if len(evs) == 0 {
-		return fmt.Sprintf("Nothing happened; watch again with cursor %v.", a.Fields["cursor"])
+func sayWatch(_ api.Outcome, r *api.WatchResult) string {
+	if len(r.Events) == 0 {
+		return fmt.Sprintf("Nothing happened; watch again with cursor %s.", r.Cursor)
 	}
-	return fmt.Sprintf("%d events; watch again with cursor %v.", len(evs), a.Fields["cursor"])
+	return fmt.Sprintf("%d events; watch again with cursor %s.", len(r.Events), r.Cursor)
 }
 
-func sayControl(a control.Answer) string {
-	ctl, _ := a.Fields["control"].(map[string]any)
-	if ctl["you_hold"] == true {
+func sayControl(_ api.Outcome, r *api.ControlResult) string {
+	switch {
+	case r.Control.YouHold:
 		return "You hold control."
-	}
-	if ctl["held"] == true {
-		return fmt.Sprintf("%v holds control.", ctl["holder"])
+	case r.Control.Held:
+		return fmt.Sprintf("%s holds control.", r.Control.Holder)
 	}
 	return "Control is free."
 }

@@ -71,7 +71,7 @@ func New(cfg Config) (*Handler, error) {
 	h.server = sdk.NewServer(&sdk.Implementation{Name: "openlolo", Title: "openlolo phone box", Version: h.info().Version},
 		&sdk.ServerOptions{Instructions: instructions, PageSize: 200, Capabilities: &sdk.ServerCapabilities{}})
 	for _, t := range catalog() {
-		h.tools[t.name] = t
+		h.tools[string(t.name)] = t
 		h.list = append(h.list, t)
 		h.server.AddTool(t.sdkTool(), h.toolHandler(t))
 	}
@@ -129,7 +129,7 @@ func (h *Handler) filterToolsList(next sdk.MethodHandler) sdk.MethodHandler {
 		out := *list
 		out.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *sdk.Tool) bool {
 			tt := h.tools[t.Name]
-			return tt == nil || !caller.Has(tt.scope)
+			return tt == nil || !caller.Has(string(tt.scope))
 		})
 		return &out, nil
 	}
