@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openlolo/openlolo/api"
 	"io"
 	"net/http"
 	"strings"
@@ -14,9 +15,15 @@ import (
 
 // Result is the answer of one tools/call.
 type Result struct {
-	// Structured is structuredContent: status, the tool's fields, and
-	// error on failure.
+	// Outcome is the members every answer carries: status, the operation
+	// of a mutating tool, and the error when failed.
+	Outcome api.Outcome
+	// Structured is structuredContent as generic JSON (any tool's, for
+	// callers that pass it through); [Decode] reads it as a tool's typed
+	// result.
 	Structured map[string]any
+	// structured is structuredContent as sent.
+	structured json.RawMessage
 	// Text is the text block meant for agents.
 	Text string
 	// Images are the image blocks (screenshots), decoded.
@@ -34,10 +41,24 @@ type Image struct {
 }
 
 // Status is structuredContent.status ("ok", "failed", "pending").
-func (r *Result) Status() string { s, _ := r.Structured["status"].(string); return s }
+func (r *Result) Status() string { return string(r.Outcome.Status) }
 
 // OperationID is structuredContent.operation_id for mutating tools.
-func (r *Result) OperationID() string { s, _ := r.Structured["operation_id"].(string); return s }
+func (r *Result) OperationID() string { return r.Outcome.OperationID }
+
+// Decode reads r's structuredContent as the result R of its tool (an api
+// result type such as api.StatusResult). It is an error when the answer
+// has no result (status failed).
+func Decode[R any](r *Result) (*R, error) {
+	if r.Outcome.Status == api.StatusFailed {
+		return nil, &ProtocolError{Message: "a failed answer has no result"}
+	}
+	var v R
+	if err := json.Unmarshal(r.structured, &v); err != nil {
+		return nil, &ProtocolError{Message: fmt.Sprintf("structuredContent is not a %T: %v", v, err)}
+	}
+	return &v, nil
+}
 
 // rpcRequest is one JSON-RPC 2.0 request.
 type rpcRequest struct {
@@ -65,8 +86,8 @@ type toolResult struct {
 		Data     string `json:"data"`
 		MIMEType string `json:"mimeType"`
 	} `json:"content"`
-	StructuredContent map[string]any `json:"structuredContent"`
-	IsError           bool           `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
 }
 
 // errTransport marks a failure where the request may or may not have
@@ -156,7 +177,10 @@ func decodeToolResult(tool string, raw json.RawMessage) (*Result, error) {
 	if err := json.Unmarshal(raw, &tr); err != nil {
 		return nil, &ProtocolError{Message: fmt.Sprintf("answer to %s is not a tool result: %v", tool, err)}
 	}
-	res := &Result{Structured: tr.StructuredContent, IsError: tr.IsError, Raw: raw}
+	res := &Result{IsError: tr.IsError, Raw: raw}
+	if err := res.setStructured(tr.StructuredContent); err != nil {
+		return nil, &ProtocolError{Message: fmt.Sprintf("%s: structuredContent: %v", tool, err)}
+	}
 	for _, c := range tr.Content {
 		switch c.Type {
 		case "text":
@@ -171,42 +195,45 @@ func decodeToolResult(tool string, raw json.RawMessage) (*Result, error) {
 			res.Images = append(res.Images, Image{MIMEType: c.MIMEType, Data: b})
 		}
 	}
-	if tr.IsError && tr.StructuredContent == nil {
+	if tr.IsError && res.Structured == nil {
 		return res, &ProtocolError{Message: fmt.Sprintf("%s failed without a structured answer: %s", tool, res.Text)}
 	}
 	if res.Status() == "failed" || tr.IsError {
-		return res, refusedFrom(tool, tr.StructuredContent)
+		return res, refusedFrom(tool, res.Outcome)
 	}
 	return res, nil
 }
 
-func refusedFrom(tool string, sc map[string]any) *Refused {
-	r := &Refused{Tool: tool, Code: "INTERNAL", Message: "the box reported a failure without an error"}
-	if d, ok := sc["dispatched"].(bool); ok {
-		r.Dispatched = d
+// setStructured keeps structuredContent raw, generic and as the outcome.
+func (r *Result) setStructured(sc json.RawMessage) error {
+	if len(sc) == 0 || string(sc) == "null" {
+		return nil
 	}
-	e, ok := sc["error"].(map[string]any)
-	if !ok {
+	r.structured = sc
+	if err := json.Unmarshal(sc, &r.Structured); err != nil {
+		return err
+	}
+	return json.Unmarshal(sc, &r.Outcome)
+}
+
+func refusedFrom(tool string, o api.Outcome) *Refused {
+	r := &Refused{Tool: tool, Code: string(api.CodeInternal), Message: "the box reported a failure without an error"}
+	if o.Dispatched != nil {
+		r.Dispatched = *o.Dispatched
+	}
+	e := o.Error
+	if e == nil {
 		return r
 	}
-	if s, ok := e["code"].(string); ok {
-		r.Code = s
+	if e.Code != "" {
+		r.Code = string(e.Code)
 	}
-	if s, ok := e["message"].(string); ok {
-		r.Message = s
+	if e.Message != "" {
+		r.Message = e.Message
 	}
-	if b, ok := e["retryable"].(bool); ok {
-		r.Retryable = b
-	}
-	if ms, ok := e["retry_after_ms"].(float64); ok {
-		r.RetryAfter = msDuration(ms)
-	}
-	if steps, ok := e["next_steps"].([]any); ok {
-		for _, s := range steps {
-			if str, ok := s.(string); ok {
-				r.NextSteps = append(r.NextSteps, str)
-			}
-		}
+	r.Retryable, r.NextSteps = e.Retryable, e.NextSteps
+	if e.RetryAfterMS > 0 {
+		r.RetryAfter = msDuration(float64(e.RetryAfterMS))
 	}
 	return r
 }

@@ -2,17 +2,20 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"github.com/openlolo/openlolo/api"
 )
 
 // Frame identifies the screenshot that touch coordinates refer to. Pass the
 // Frame of your own latest Screenshot to Tap, LongPress and Swipe.
 type Frame struct {
-	ID     any // frame_id as the box sent it, echoed back unchanged
-	Epoch  any // geometry_epoch as the box sent it
+	ID     string // frame_id as the box sent it
+	Epoch  string // geometry_epoch as the box sent it
 	Width  int
 	Height int
 }
@@ -37,14 +40,11 @@ type ScreenshotOptions struct {
 
 // Screenshot takes a screenshot.
 func (c *Client) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
-	args := map[string]any{}
-	if o.Format != "" {
-		args["format"] = o.Format
-	}
+	args := api.ScreenshotArgs{Format: api.ImageFormat(o.Format)}
 	if o.MaxSize != 0 {
-		args["max_size"] = o.MaxSize
+		args.MaxSize = &o.MaxSize
 	}
-	res, err := c.CallTool(ctx, "openlolo_screenshot", args)
+	res, err := c.call(ctx, api.ToolScreenshot, args)
 	if err != nil {
 		return nil, err
 	}
@@ -52,30 +52,22 @@ func (c *Client) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screensh
 }
 
 func screenshotFrom(res *Result) (*Screenshot, error) {
-	sc := res.Structured
+	f, err := Decode[api.ScreenshotResult](res)
+	if err != nil {
+		return nil, err
+	}
 	s := &Screenshot{
-		Frame: Frame{
-			ID: sc["frame_id"], Epoch: sc["geometry_epoch"],
-			Width: intOf(sc["width"]), Height: intOf(sc["height"]),
-		},
-		NativeWidth: intOf(sc["native_width"]), NativeHeight: intOf(sc["native_height"]),
-		AgeMS: intOf(sc["age_ms"]), Result: res,
+		Frame:       Frame{ID: f.FrameID, Epoch: f.GeometryEpoch, Width: f.Width, Height: f.Height},
+		NativeWidth: f.NativeWidth, NativeHeight: f.NativeHeight, AgeMS: int(f.AgeMS), Result: res,
 	}
 	if len(res.Images) == 0 {
 		return nil, &ProtocolError{Message: "openlolo_screenshot answered without an image"}
 	}
 	s.Image, s.MIMEType = res.Images[0].Data, res.Images[0].MIMEType
-	if s.ID == nil {
+	if s.ID == "" {
 		return nil, &ProtocolError{Message: "openlolo_screenshot answered without frame_id"}
 	}
 	return s, nil
-}
-
-func intOf(v any) int {
-	if f, ok := v.(float64); ok {
-		return int(f)
-	}
-	return 0
 }
 
 // Input options shared by the input tools.
@@ -89,19 +81,47 @@ type InputOptions struct {
 	OperationID string
 }
 
-func (o *InputOptions) apply(args map[string]any) {
+// options is o as the tools' arguments carry it.
+func (o *InputOptions) options() api.InputOptions {
 	if o == nil {
-		return
+		return api.InputOptions{}
 	}
-	if o.Observe != nil {
-		args["observe"] = *o.Observe
-	}
+	a := api.InputOptions{Observe: o.Observe, OperationID: o.OperationID}
 	if o.Settle > 0 {
-		args["settle"] = o.Settle
+		a.Settle = &o.Settle
 	}
-	if o.OperationID != "" {
-		args["operation_id"] = o.OperationID
+	return a
+}
+
+// call calls tool with typed arguments.
+func (c *Client) call(ctx context.Context, tool api.Tool, args any) (*Result, error) {
+	m, err := argMap(args)
+	if err != nil {
+		return nil, err
 	}
+	return c.CallTool(ctx, string(tool), m)
+}
+
+// mutate calls a mutating tool with typed arguments.
+func (c *Client) mutate(ctx context.Context, tool api.Tool, args any) (*Result, error) {
+	m, err := argMap(args)
+	if err != nil {
+		return nil, err
+	}
+	return c.Mutate(ctx, string(tool), m)
+}
+
+// argMap is typed arguments as the generic call path takes them.
+func argMap(args any) (map[string]any, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("openlolo: encode arguments: %w", err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("openlolo: encode arguments: %w", err)
+	}
+	return m, nil
 }
 
 // Mutate calls a mutating tool with an operation_id (a fresh UUID unless
@@ -133,12 +153,12 @@ func (c *Client) Mutate(ctx context.Context, tool string, args map[string]any) (
 	}
 	// The record carries the answer the box gave the lost call, when it
 	// finished; hand that back as if the call had been heard.
-	if op, ok := st.Structured["operation"].(map[string]any); ok {
-		if ans, ok := op["answer"].(map[string]any); ok {
-			rec := &Result{Structured: ans, Raw: st.Raw, Text: st.Text}
-			if s, _ := ans["status"].(string); s == "failed" {
+	if op, err := Decode[api.OperationStatusResult](st); err == nil && len(op.Operation.Answer) > 0 {
+		rec := &Result{Raw: st.Raw, Text: st.Text}
+		if err := rec.setStructured(op.Operation.Answer); err == nil {
+			if rec.Outcome.Failed() {
 				rec.IsError = true
-				return rec, refusedFrom(tool, ans)
+				return rec, refusedFrom(tool, rec.Outcome)
 			}
 			return rec, nil
 		}
@@ -149,19 +169,19 @@ func (c *Client) Mutate(ctx context.Context, tool string, args map[string]any) (
 // outcomeErr turns an operation record into an error when it did not
 // succeed.
 func outcomeErr(tool string, st *Result) error {
-	state, _ := st.Structured["state"].(string)
+	state := st.Outcome.State
 	if state == "" {
-		if op, ok := st.Structured["operation"].(map[string]any); ok {
-			state, _ = op["state"].(string)
+		if op, err := Decode[api.OperationStatusResult](st); err == nil {
+			state = op.Operation.State
 		}
 	}
 	switch state {
 	case "succeeded", "":
 		return nil
 	case "failed", "cancelled", "outcome_unknown":
-		r := refusedFrom(tool, st.Structured)
-		if r.Code == "INTERNAL" && state == "outcome_unknown" {
-			r.Code, r.Message = "OUTCOME_UNKNOWN", "the input may or may not have reached the phone; take a screenshot to see"
+		r := refusedFrom(tool, st.Outcome)
+		if r.Code == string(api.CodeInternal) && state == "outcome_unknown" {
+			r.Code, r.Message = string(api.CodeOutcomeUnknown), "the input may or may not have reached the phone; take a screenshot to see"
 		}
 		return r
 	}
@@ -170,121 +190,105 @@ func outcomeErr(tool string, st *Result) error {
 
 // OperationStatus returns the box's record of an operation.
 func (c *Client) OperationStatus(ctx context.Context, id string) (*Result, error) {
-	return c.CallTool(ctx, "openlolo_operation_status", map[string]any{"operation_id": id})
+	return c.call(ctx, api.ToolOperationStatus, api.OperationStatusArgs{OperationID: id})
 }
 
-// Status returns openlolo_status.
+// Status returns openlolo_status; [Decode] reads it as an
+// api.StatusResult.
 func (c *Client) Status(ctx context.Context) (*Result, error) {
-	return c.CallTool(ctx, "openlolo_status", nil)
+	return c.call(ctx, api.ToolStatus, api.StatusArgs{})
+}
+
+func (f Frame) args(x, y float64) api.FrameArgs {
+	return api.FrameArgs{FrameID: f.ID, GeometryEpoch: api.Epoch(f.Epoch), X: &x, Y: &y}
+}
+
+func optional(v float64) *float64 {
+	if v > 0 {
+		return &v
+	}
+	return nil
 }
 
 // Tap taps at (x, y), fractions of frame f's image.
 func (c *Client) Tap(ctx context.Context, f Frame, x, y float64, o *InputOptions) (*Result, error) {
-	args := map[string]any{"frame_id": f.ID, "geometry_epoch": f.Epoch, "x": x, "y": y}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_tap", args)
+	return c.mutate(ctx, api.ToolTap, api.TapArgs{FrameArgs: f.args(x, y), InputOptions: o.options()})
 }
 
 // LongPress presses at (x, y) for seconds (0.03–2; 0: the box's default).
 func (c *Client) LongPress(ctx context.Context, f Frame, x, y, seconds float64, o *InputOptions) (*Result, error) {
-	args := map[string]any{"frame_id": f.ID, "geometry_epoch": f.Epoch, "x": x, "y": y}
-	if seconds > 0 {
-		args["seconds"] = seconds
-	}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_long_press", args)
+	return c.mutate(ctx, api.ToolLongPress, api.LongPressArgs{FrameArgs: f.args(x, y), InputOptions: o.options(),
+		Seconds: optional(seconds)})
 }
 
 // Swipe drags from (x, y) to (x2, y2) in seconds, holding hold seconds at
 // the end (0: defaults).
 func (c *Client) Swipe(ctx context.Context, f Frame, x, y, x2, y2, seconds, hold float64, o *InputOptions) (*Result, error) {
-	args := map[string]any{"frame_id": f.ID, "geometry_epoch": f.Epoch, "x": x, "y": y, "x2": x2, "y2": y2}
-	if seconds > 0 {
-		args["seconds"] = seconds
-	}
-	if hold > 0 {
-		args["hold"] = hold
-	}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_swipe", args)
+	return c.mutate(ctx, api.ToolSwipe, api.SwipeArgs{FrameArgs: f.args(x, y), InputOptions: o.options(),
+		X2: &x2, Y2: &y2, Seconds: optional(seconds), Hold: optional(hold)})
 }
 
 // TypeText types printable US ASCII text.
 func (c *Client) TypeText(ctx context.Context, text string, o *InputOptions) (*Result, error) {
-	args := map[string]any{"text": text}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_type_text", args)
+	return c.mutate(ctx, api.ToolTypeText, api.TypeTextArgs{InputOptions: o.options(), Text: &text})
 }
 
 // Key presses a named key with modifiers (ctrl, shift, alt, cmd).
 func (c *Client) Key(ctx context.Context, key string, modifiers []string, o *InputOptions) (*Result, error) {
-	args := map[string]any{"key": key}
-	if len(modifiers) > 0 {
-		args["modifiers"] = modifiers
+	a := api.KeyArgs{InputOptions: o.options(), Key: api.KeyName(key)}
+	for _, m := range modifiers {
+		a.Modifiers = append(a.Modifiers, api.Modifier(m))
 	}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_key", args)
+	return c.mutate(ctx, api.ToolKey, a)
 }
 
 // Button presses home, lock, volume_up, volume_down, mute (back and
 // app_switch on Android).
 func (c *Client) Button(ctx context.Context, button string, o *InputOptions) (*Result, error) {
-	args := map[string]any{"button": button}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_button", args)
+	return c.mutate(ctx, api.ToolButton, api.ButtonArgs{InputOptions: o.options(), Button: api.Button(button)})
 }
 
 // LaunchApp opens an app by bundle id or name.
 func (c *Client) LaunchApp(ctx context.Context, app string, o *InputOptions) (*Result, error) {
-	args := map[string]any{"bundle_id": app}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_launch_app", args)
+	return c.mutate(ctx, api.ToolLaunchApp, api.LaunchAppArgs{InputOptions: o.options(), BundleID: app})
 }
 
 // OpenURL opens a URL on the phone.
 func (c *Client) OpenURL(ctx context.Context, u string, o *InputOptions) (*Result, error) {
-	args := map[string]any{"url": u}
-	o.apply(args)
-	return c.Mutate(ctx, "openlolo_open_url", args)
+	return c.mutate(ctx, api.ToolOpenURL, api.OpenURLArgs{InputOptions: o.options(), URL: u})
 }
 
 // Control sends acquire, renew, release or resume.
 func (c *Client) Control(ctx context.Context, command string) (*Result, error) {
-	return c.Mutate(ctx, "openlolo_control", map[string]any{"command": command})
+	return c.mutate(ctx, api.ToolControl, api.ControlArgs{Command: api.Command(command)})
 }
 
 // Pause stops all input on the box at once (any client may).
 func (c *Client) Pause(ctx context.Context) (*Result, error) {
-	return c.Mutate(ctx, "openlolo_pause", nil)
+	return c.mutate(ctx, api.ToolPause, api.PauseArgs{})
 }
 
 // Cancel stops a queued or running operation.
 func (c *Client) Cancel(ctx context.Context, target string) (*Result, error) {
-	return c.Mutate(ctx, "openlolo_cancel", map[string]any{"target": target})
+	return c.mutate(ctx, api.ToolCancel, api.CancelArgs{Target: target})
 }
 
-// Apps lists the apps the box knows, filtered by query.
+// Apps lists the apps the box knows, filtered by query; [Decode] reads
+// the result as an api.AppsResult.
 func (c *Client) Apps(ctx context.Context, query string) (*Result, error) {
-	args := map[string]any{}
-	if query != "" {
-		args["query"] = query
-	}
-	return c.CallTool(ctx, "openlolo_apps", args)
+	return c.call(ctx, api.ToolApps, api.AppsArgs{Query: query})
 }
 
 // Watch long-polls for events after cursor ("" for the start), waiting up
 // to waitMS milliseconds (0: the box's default), for the given kinds (all
-// when empty). The result carries the events and the next cursor.
+// when empty). [Decode] reads the result as an api.WatchResult.
 func (c *Client) Watch(ctx context.Context, cursor string, waitMS int, kinds []string) (*Result, error) {
-	args := map[string]any{}
-	if cursor != "" {
-		args["cursor"] = cursor
-	}
+	a := api.WatchArgs{Cursor: cursor}
 	if waitMS > 0 {
-		args["wait_ms"] = waitMS
+		a.WaitMS = &waitMS
 	}
-	if len(kinds) > 0 {
-		args["kinds"] = kinds
+	for _, k := range kinds {
+		a.Kinds = append(a.Kinds, api.EventKind(k))
 	}
-	return c.CallTool(ctx, "openlolo_watch", args)
+	return c.call(ctx, api.ToolWatch, a)
 }

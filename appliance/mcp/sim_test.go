@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/openlolo/openlolo/api"
 	"image"
 	"image/draw"
@@ -223,13 +224,18 @@ func TestSimPauseMidSwipe(t *testing.T) {
 	_, shot := call(t, agent, "openlolo_screenshot", map[string]any{"max_size": 256})
 	args := frameArgs(shot, 0.5, 0.8)
 	args["x2"], args["y2"], args["seconds"], args["hold"] = 0.5, 0.2, 2.0, 2.0
-	done := make(chan map[string]any)
-	go func() { _, sc := call(t, agent, "openlolo_swipe", args); done <- sc }()
-	time.Sleep(500 * time.Millisecond)
+	done := make(chan answerOrErr, 1)
+	go func() { done <- tryCall(agent, "openlolo_swipe", args) }()
+	// Pause once the swipe is on the wire.
+	eventually(t, func() bool {
+		ops, _ := b.ctl.Recent(context.Background(), 1)
+		return len(ops) == 1 && ops[0].Tool == "openlolo_swipe" && ops[0].State == store.OpDispatched
+	})
 	_, p := call(t, watcher, "openlolo_pause", nil)
 	mustOK(t, "pause", p)
 	select {
-	case sc := <-done:
+	case r := <-done:
+		sc := r.must(t)
 		if code(sc) != api.CodeOutcomeUnknown || sc["dispatched"] != true {
 			t.Fatalf("interrupted swipe %v", sc)
 		}
@@ -251,18 +257,21 @@ func TestSimRevokeEndsWatch(t *testing.T) {
 	if err != nil || len(clients) != 1 {
 		t.Fatalf("clients %v, %v", clients, err)
 	}
-	done := make(chan map[string]any)
+	done := make(chan answerOrErr, 1)
 	go func() {
-		_, sc := call(t, cs, "openlolo_watch", map[string]any{"wait_ms": 30000, "kinds": []string{"operation"}})
-		done <- sc
+		done <- tryCall(cs, "openlolo_watch", map[string]any{"wait_ms": 30000, "kinds": []string{"operation"}})
 	}()
+	// The watch must be past the bearer check and held before the revoke
+	// (over real HTTPS, so outside a synctest bubble: nothing to observe
+	// but time).
 	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
 	if err := b.oa.RevokeClient(context.Background(), clients[0].ClientID); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case sc := <-done:
+	case r := <-done:
+		sc := r.must(t)
 		evs, _ := sc["events"].([]any)
 		if sc["ended"] != "grant_revoked" || len(evs) != 1 {
 			t.Fatalf("watch answer %v", sc)
@@ -306,5 +315,48 @@ func TestSimSwipeReportsCadence(t *testing.T) {
 	mustOK(t, "tap", tc)
 	if _, ok := tc["cadence"]; ok {
 		t.Fatalf("a tap reported a cadence: %v", tc)
+	}
+}
+
+// answerOrErr is a tool call's structured answer or why there is none,
+// for calls made off the test goroutine (which must not call t.Fatal).
+type answerOrErr struct {
+	sc  map[string]any
+	err error
+}
+
+func (r answerOrErr) must(t *testing.T) map[string]any {
+	t.Helper()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.sc
+}
+
+// tryCall is call without t: safe on any goroutine.
+func tryCall(cs *sdk.ClientSession, name string, args map[string]any) answerOrErr {
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return answerOrErr{err: fmt.Errorf("%s: %w", name, err)}
+	}
+	sc, ok := res.StructuredContent.(map[string]any)
+	if !ok {
+		return answerOrErr{err: fmt.Errorf("%s: structuredContent is %T", name, res.StructuredContent)}
+	}
+	return answerOrErr{sc: sc}
+}
+
+// eventually waits, up to 5 s, until cond holds.
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("condition not reached in 5 s")
+		}
 	}
 }

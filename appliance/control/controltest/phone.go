@@ -29,6 +29,34 @@ type Phone struct {
 	now      func() time.Time
 	failIn   error // returned by inputs while set
 	failShot error // returned by Screenshot while set
+	can      phone.Capabilities
+	opened   []string // bundle ids and URLs opened natively
+}
+
+// SetNative sets what the fake does natively: with LaunchApp and OpenURL
+// on, launch_app and open_url reach LaunchApp and OpenURL instead of the
+// keyboard recipes.
+func (p *Phone) SetNative(c phone.Capabilities) { p.mu.Lock(); p.can = c; p.mu.Unlock() }
+
+// Opened lists the bundle ids and URLs opened natively, in order.
+func (p *Phone) Opened() []string { p.mu.Lock(); defer p.mu.Unlock(); return append([]string(nil), p.opened...) }
+
+// LaunchApp implements phone.AppLauncher.
+func (p *Phone) LaunchApp(ctx context.Context, bundleID string) (phone.Report, error) {
+	return p.open(bundleID)
+}
+
+// OpenURL implements phone.URLOpener.
+func (p *Phone) OpenURL(ctx context.Context, u string) (phone.Report, error) { return p.open(u) }
+
+func (p *Phone) open(what string) (phone.Report, error) {
+	if err := p.inputErr(); err != nil {
+		return phone.Report{}, err
+	}
+	p.mu.Lock()
+	p.opened = append(p.opened, what)
+	p.mu.Unlock()
+	return p.delivered(1), nil
 }
 
 // FailInputs makes every input return err (nil: work again).
@@ -39,7 +67,11 @@ func (p *Phone) FailScreenshots(err error) { p.mu.Lock(); p.failShot = err; p.mu
 
 func (p *Phone) inputErr() error { p.mu.Lock(); defer p.mu.Unlock(); return p.failIn }
 
-var _ phone.Phone = (*Phone)(nil)
+var (
+	_ phone.Phone       = (*Phone)(nil)
+	_ phone.AppLauncher = (*Phone)(nil)
+	_ phone.URLOpener   = (*Phone)(nil)
+)
 
 // New returns a fake phone of 90×160 pixels with a small app catalog.
 func New(now func() time.Time) *Phone {
@@ -76,7 +108,8 @@ func (p *Phone) Info() phone.Info {
 	defer p.mu.Unlock()
 	return phone.Info{Backend: "sim", Platform: phone.IOS, Model: "Fake phone", Native: p.size,
 		Keyboard: true, Touch: true, Screenshot: true,
-		Buttons: []phone.Button{phone.Home, phone.Lock, phone.VolumeUp, phone.VolumeDown, phone.Mute}, Apps: p.apps}
+		Buttons: []phone.Button{phone.Home, phone.Lock, phone.VolumeUp, phone.VolumeDown, phone.Mute}, Apps: p.apps,
+		Can: p.can}
 }
 
 // State implements phone.Phone.
