@@ -196,10 +196,3 @@ func checkWatch(a api.WatchArgs) (WatchRequest, *Error) {
 	}
 	return WatchRequest{Cursor: a.Cursor, Wait: time.Duration(wait) * time.Millisecond, Kinds: a.Kinds}, nil
 }
-
-func required(name, v string) *Error {
-	if v == "" {
-		return invalid("argument %q is required", name)
-	}
-	return nil
-}

@@ -96,9 +96,9 @@ func (h *Handler) stepUp(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	t := h.tools[msg.Params.Name]
-	if t == nil || c.Has(t.scope) {
+	if t == nil || c.Has(string(t.scope)) {
 		return false
 	}
-	oauth.InsufficientScope(w, r, t.scope, fmt.Sprintf("%s needs the %s scope, which this grant does not have; ask the owner for it", t.name, t.scope))
+	oauth.InsufficientScope(w, r, string(t.scope), fmt.Sprintf("%s needs the %s scope, which this grant does not have; ask the owner for it", t.name, t.scope))
 	return true
 }

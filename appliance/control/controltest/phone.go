@@ -39,7 +39,11 @@ type Phone struct {
 func (p *Phone) SetNative(c phone.Capabilities) { p.mu.Lock(); p.can = c; p.mu.Unlock() }
 
 // Opened lists the bundle ids and URLs opened natively, in order.
-func (p *Phone) Opened() []string { p.mu.Lock(); defer p.mu.Unlock(); return append([]string(nil), p.opened...) }
+func (p *Phone) Opened() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.opened...)
+}
 
 // LaunchApp implements phone.AppLauncher.
 func (p *Phone) LaunchApp(ctx context.Context, bundleID string) (phone.Report, error) {
