@@ -3,14 +3,13 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in api/testdata")
+	"github.com/openlolo/openlolo/appliance/mcp"
+)
 
 // wireDir holds the wire's golden files, which the Python SDK's tests
 // read too.
@@ -26,7 +25,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	buf.WriteByte('\n')
 	path := filepath.Join(wireDir, name)
-	if *update {
+	if *mcp.UpdateGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
