@@ -6,8 +6,20 @@
 // answer, also across a restart) and the event log that openlolo_watch
 // reads.
 //
-// It knows clients only as [Client] values and answers in the shape of
-// docs/wire.md's Answers ([Answer], [Error]); it knows nothing about HTTP or MCP. The
-// mcp package decodes tool arguments and calls a [Service]; the box page
-// calls Pause, Resume, Lease and Recent through an adapter.
+// # Verbs
+//
+// Each tool is a verb of [Service] ([Service.Tap], [Service.Swipe],
+// [Service.TypeText], [Service.Key], [Service.Button], [Service.LaunchApp],
+// [Service.OpenURL], [Service.Screenshot], ...): it takes a [Client] and
+// the tool's argument type from package api, applies the rules, and
+// returns a [Reply] carrying the typed [Answer] (and the screenshot taken,
+// which the caller encodes). Mutating verbs run through [Do], which holds
+// the lease, pause, queue, frame and journal rules; adding a tool that
+// touches the phone is a verb built on Do. Launching apps and opening
+// URLs use what the phone does natively, else hw/phone's keyboard recipes.
+//
+// It knows nothing about HTTP or MCP: the mcp package decodes a call's
+// arguments, calls the verb and renders the answer; the box page calls
+// Pause, Resume, Lease and Recent through an adapter. Time comes from
+// Config.Now; the tests run in testing/synctest bubbles.
 package control

@@ -6,12 +6,15 @@
 // context by the bearer check) is read in each call, so nothing is built
 // per request. tools/list is filtered by a receiving middleware to the
 // tools the caller's scopes allow, and a call to a tool outside them is
-// answered SCOPE_REQUIRED. Tool arguments are decoded strictly here and
-// turned into phone actions; the rules (rate window, lease, frames,
-// journal, queue, pause, events) are appliance/control's.
+// answered SCOPE_REQUIRED.
 //
-// Every answer carries structuredContent in the shape of docs/wire.md
-// (Answers) and a text block: one sentence for agents, or the JSON itself
-// when the call carries _meta["openlolo.mcp"].structured = true.
-// Screenshots add an image block.
+// The catalog is one line per tool: its spec, the control verb, and the
+// sentence for agents; the schemas are generated from the tool's argument
+// and result types in package api. A call is decoded strictly into the
+// argument type, handed to the verb (which applies every rule), and its
+// typed answer rendered: structuredContent is the answer's JSON (in the
+// shape of docs/wire.md, Answers), the text
+// block one sentence built from the typed result (or the JSON itself when
+// the call carries _meta["openlolo.mcp"].structured = true), and a
+// screenshot or observation becomes an image block.
 package mcp
