@@ -176,7 +176,7 @@ func (h *Handler) LLMsTxt(iss string) ([]byte, error) {
 		DeviceGrant: oauth.DeviceCodeGrantType, MaxPending: oauth.MaxPendingRequests, DevicePerMinute: oauth.DeviceRequestsLimit,
 	}
 	for _, t := range h.list {
-		data.Tools = append(data.Tools, toolLine{t.name, t.title, t.scope, firstSentence(t.desc)})
+		data.Tools = append(data.Tools, toolLine{string(t.name), t.title, string(t.scope), firstSentence(t.desc)})
 	}
 	for _, c := range api.Codes() {
 		retry, steps := c.Guide()

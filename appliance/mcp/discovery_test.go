@@ -49,7 +49,7 @@ func discoveryHandler(t *testing.T) *mcp.Handler {
 func goldenText(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if *mcp.UpdateGolden {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
