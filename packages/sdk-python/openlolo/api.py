@@ -173,9 +173,19 @@ class ImageCapability:
 
 
 @dataclass(frozen=True)
+class NativeCapability:
+    """What the phone's backend does itself (api.NativeCapability); the
+    rest the box does with keyboard recipes."""
+
+    launch_app: bool
+    open_url: bool
+    clipboard: bool
+
+
+@dataclass(frozen=True)
 class CapabilitiesResult:
     """openlolo_capabilities: what this phone supports; open_url lists the
-    URL schemes openlolo_open_url opens."""
+    URL schemes openlolo_open_url opens ("*" for any)."""
 
     platform: str
     backend: str
@@ -190,6 +200,7 @@ class CapabilitiesResult:
     screenshots: ImageCapability
     launch_app: bool
     open_url: Tuple[str, ...]
+    native: NativeCapability
 
 
 # ------------------------------------------------------------------ frames
