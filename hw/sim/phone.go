@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -508,4 +509,39 @@ func (p *Phone) ReportCount(k hid.Kind) int {
 		return fn.count
 	}
 	return 0
+}
+
+// LabelRect returns the area of the named app's home-screen label as
+// fractions of the screen: the icon's column, from the icon's bottom edge
+// to the next row's top (name is matched without regard to case); ok is
+// false for an unknown app, a dock app (the dock has no labels) or one that
+// does not fit on the screen.
+func (p *Phone) LabelRect(name string) (lo, hi phone.Point, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.ui.lay
+	for i, r := range l.iconRects(p.ui.apps) {
+		if !strings.EqualFold(p.ui.apps[i].name, name) || p.ui.apps[i].dock {
+			continue
+		}
+		cx := float64(r.Min.X+r.Max.X) / 2
+		w, h := float64(l.size.X), float64(l.size.Y)
+		lo := phone.Point{X: math.Max(0, (cx-w/8)/w), Y: float64(r.Max.Y) / h}
+		hi := phone.Point{X: math.Min(1, (cx+w/8)/w), Y: (float64(r.Max.Y) + l.pxf(rowPitch-iconSize)) / h}
+		return lo, hi, lo.Valid() && hi.Valid()
+	}
+	return phone.Point{}, phone.Point{}, false
+}
+
+// NoteRect returns the area Notes draws the note's text in, as fractions
+// of the screen: between the side margins, from the first line's top to
+// the bottom of the text area above the home edge.
+func (p *Phone) NoteRect() (lo, hi phone.Point) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.ui.lay
+	w, h := float64(l.size.X), float64(l.size.Y)
+	lo = phone.Point{X: l.pxf(noteMargin) / w, Y: l.pxf(noteTop) / h}
+	hi = phone.Point{X: 1 - l.pxf(noteMargin)/w, Y: (h - l.pxf(homeEdge+10)) / h}
+	return lo, hi
 }
