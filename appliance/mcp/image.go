@@ -33,6 +33,10 @@ type imageCache struct {
 	max     int
 	keys    []imageKey
 	entries map[imageKey]*encoded
+	// scratch holds downscaled pictures (*image.RGBA) for reuse: each is
+	// needed only until it is encoded, and a fresh 4 MB one costs its
+	// zeroing and page faults on every new frame.
+	scratch sync.Pool
 }
 
 func newImageCache(n int) *imageCache {
@@ -69,6 +73,15 @@ func scaled(b image.Rectangle, maxSize int) (w, h int) {
 	return w, h
 }
 
+// scratchRGBA returns a w×h picture from scratch, or a new one; its pixels
+// are whatever they were.
+func (c *imageCache) scratchRGBA(w, h int) *image.RGBA {
+	if p, ok := c.scratch.Get().(*image.RGBA); ok && cap(p.Pix) >= 4*w*h {
+		return &image.RGBA{Pix: p.Pix[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+	}
+	return image.NewRGBA(image.Rect(0, 0, w, h))
+}
+
 // encode returns f's picture in format, scaled to fit maxSize.
 func (c *imageCache) encode(f *phone.Frame, format string, maxSize int) (*encoded, error) {
 	k := imageKey{seq: f.Seq, epoch: f.Geometry.Epoch, format: format, size: maxSize}
@@ -85,7 +98,9 @@ func (c *imageCache) encode(f *phone.Frame, format string, maxSize int) (*encode
 	}
 	var img image.Image = f.Image
 	if w != b.Dx() || h != b.Dy() {
-		img = downscale(f.Image, w, h)
+		small := c.scratchRGBA(w, h)
+		defer c.scratch.Put(small)
+		img = downscaleInto(small, f.Image)
 	}
 	var buf bytes.Buffer
 	var err error

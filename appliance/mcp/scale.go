@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"encoding/binary"
 	"image"
+	"runtime"
+	"sync"
 
 	"golang.org/x/image/draw"
 )
@@ -12,17 +15,23 @@ import (
 // point straight on the pixel bytes; other image types go through
 // x/image/draw's ApproxBiLinear.
 func downscale(img image.Image, w, h int) *image.RGBA {
+	return downscaleInto(image.NewRGBA(image.Rect(0, 0, w, h)), img)
+}
+
+// downscaleInto is downscale into dst, whose bounds give the size; every
+// pixel of dst is written, so dst may hold an earlier picture.
+func downscaleInto(dst *image.RGBA, img image.Image) *image.RGBA {
 	src, ok := img.(*image.RGBA)
 	if !ok {
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
 		return dst
 	}
 	b := src.Bounds()
-	if k := min(b.Dx()/w, b.Dy()/h); k >= 2 {
+	if k := min(b.Dx()/dst.Rect.Dx(), b.Dy()/dst.Rect.Dy()); k >= 2 {
 		src = boxReduce(src, k)
 	}
-	return bilinear(src, w, h)
+	bilinearInto(dst, src)
+	return dst
 }
 
 // boxReduce averages each k×k block of src into one pixel.
@@ -55,38 +64,104 @@ func boxReduce(src *image.RGBA, k int) *image.RGBA {
 	return dst
 }
 
-// bilinear samples src at w×h with pixel centres aligned.
+// bilinear samples src at w×h with pixel centres aligned, in 8-bit fixed
+// point and separably: per destination row, the two source rows it lies
+// between are blended into one line, and the line is sampled across. Both
+// steps work on several channels per operation (SWAR): a uint64 holds two
+// pixels' bytes, split into even bytes (R, B) and odd bytes (G, A) in
+// 16-bit lanes, where a weight of at most 256 times a byte cannot carry
+// into the next lane.
+//
+// Bands of destination rows run on up to GOMAXPROCS goroutines.
 func bilinear(src *image.RGBA, w, h int) *image.RGBA {
-	b := src.Bounds()
-	sw, sh := b.Dx(), b.Dy()
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	type tap struct{ i0, i1, f int }
-	taps := func(n, sn int) []tap {
-		t := make([]tap, n)
-		for i := range t {
-			// Source coordinate of the destination pixel's centre, in 1/256.
-			c := ((2*i+1)*sn*256)/(2*n) - 128
-			c = max(0, min(c, (sn-1)*256))
-			i0 := c >> 8
-			t[i] = tap{i0, min(i0+1, sn-1), c & 0xff}
-		}
-		return t
-	}
-	xs, ys := taps(w, sw), taps(h, sh)
-	for y, ty := range ys {
-		r0 := src.Pix[(b.Min.Y+ty.i0-b.Min.Y)*src.Stride:]
-		r1 := src.Pix[(b.Min.Y+ty.i1-b.Min.Y)*src.Stride:]
-		out := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
-		fy := ty.f
-		for x, tx := range xs {
-			a0, a1 := 4*tx.i0, 4*tx.i1
-			fx := tx.f
-			for c := range 4 {
-				top := int(r0[a0+c])*(256-fx) + int(r0[a1+c])*fx
-				bot := int(r1[a0+c])*(256-fx) + int(r1[a1+c])*fx
-				out[4*x+c] = uint8((top*(256-fy) + bot*fy + 1<<15) >> 16)
-			}
-		}
-	}
+	bilinearInto(dst, src)
 	return dst
+}
+
+// bilinearInto is bilinear into dst (at the origin), whose bounds give the
+// size.
+func bilinearInto(dst, src *image.RGBA) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	xs, ys := taps(w, src.Bounds().Dx()), taps(h, src.Bounds().Dy())
+	n := min(runtime.GOMAXPROCS(0), h/minBand)
+	if n <= 1 {
+		bilinearRows(dst, src, xs, ys, 0, h)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { bilinearRows(dst, src, xs, ys, i*h/n, (i+1)*h/n) })
+	}
+	wg.Wait()
+}
+
+// minBand is the fewest destination rows worth a goroutine of their own.
+const minBand = 128
+
+// bilinearRows fills destination rows y0 to y1 (exclusive) of dst.
+func bilinearRows(dst, src *image.RGBA, xs, ys []tap, y0, y1 int) {
+	sw := src.Bounds().Dx()
+	// line is the blended source line, plus one pixel so that the last
+	// tap (weight 0 on its right neighbour) can read two pixels.
+	line := make([]byte, 4*sw+4)
+	for y := y0; y < y1; y++ {
+		ty := ys[y]
+		r0 := src.Pix[ty.i0*src.Stride : ty.i0*src.Stride+4*sw]
+		r1 := src.Pix[ty.i1*src.Stride : ty.i1*src.Stride+4*sw]
+		blendRows(line[:4*sw], r0, r1, uint64(ty.f))
+		out := dst.Pix[y*dst.Stride : y*dst.Stride+4*len(xs)]
+		for x, t := range xs {
+			// Pixels i0 and i0+1: R0 G0 B0 A0 R1 G1 B1 A1, low byte first.
+			u := binary.LittleEndian.Uint64(line[4*t.i0:])
+			f := uint64(t.f)
+			even, odd := u&evenBytes, (u>>8)&evenBytes
+			// Left pixel's lanes times 256-f plus the right's times f:
+			// R and B (G and A) of the result, times 256, in two lanes.
+			e := (even&0xffffffff)*(256-f) + (even>>32)*f + 0x0080_0080
+			o := (odd&0xffffffff)*(256-f) + (odd>>32)*f + 0x0080_0080
+			binary.LittleEndian.PutUint32(out[4*x:], uint32((e>>8)&0x00ff_00ff|o&0xff00_ff00))
+		}
+	}
+}
+
+// evenBytes masks bytes 0, 2, 4 and 6 of a uint64.
+const evenBytes = 0x00ff_00ff_00ff_00ff
+
+// blendRows sets dst to r0·(256-f)/256 + r1·f/256, byte by byte, rounded.
+func blendRows(dst, r0, r1 []byte, f uint64) {
+	if f == 0 {
+		copy(dst, r0)
+		return
+	}
+	const half = 0x0080_0080_0080_0080
+	g := 256 - f
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		a, c := binary.LittleEndian.Uint64(r0[i:]), binary.LittleEndian.Uint64(r1[i:])
+		e := ((a&evenBytes)*g + (c&evenBytes)*f + half) >> 8
+		o := ((a>>8)&evenBytes)*g + ((c>>8)&evenBytes)*f + half
+		binary.LittleEndian.PutUint64(dst[i:], e&evenBytes|o&^evenBytes)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = uint8((uint64(r0[i])*g + uint64(r1[i])*f + 0x80) >> 8)
+	}
+}
+
+// tap is where one destination pixel samples a source line: between
+// pixels i0 and i1, f/256 of the way.
+type tap struct{ i0, i1, f int }
+
+// taps places n destination pixels on a source line of sn pixels, centres
+// aligned.
+func taps(n, sn int) []tap {
+	t := make([]tap, n)
+	for i := range t {
+		// Source coordinate of the destination pixel's centre, in 1/256.
+		c := ((2*i+1)*sn*256)/(2*n) - 128
+		c = max(0, min(c, (sn-1)*256))
+		i0 := c >> 8
+		t[i] = tap{i0, min(i0+1, sn-1), c & 0xff}
+	}
+	return t
 }
