@@ -1,0 +1,104 @@
+package phone_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// keys is a phone that records its inputs as words, with the time of each.
+type keys struct {
+	phone.Phone // nil: only the methods below are called
+	info        phone.Info
+	got         []string
+	at          []time.Time
+}
+
+func (k *keys) Info() phone.Info { return k.info }
+
+func (k *keys) log(s string) (phone.Report, error) {
+	k.got, k.at = append(k.got, s), append(k.at, time.Now())
+	return phone.Report{Reports: 2}, nil
+}
+
+func (k *keys) Press(_ context.Context, b phone.Button) (phone.Report, error) {
+	return k.log("press " + string(b))
+}
+
+func (k *keys) Key(_ context.Context, key phone.Key) (phone.Report, error) {
+	return k.log(fmt.Sprintf("key %s %d", key.Name, key.Mods))
+}
+
+func (k *keys) Type(_ context.Context, text string) (phone.Report, error) { return k.log("type " + text) }
+
+// native is keys that opens apps and URLs itself.
+type native struct{ keys }
+
+func (n *native) LaunchApp(_ context.Context, id string) (phone.Report, error) { return n.log("launch " + id) }
+func (n *native) OpenURL(_ context.Context, u string) (phone.Report, error)    { return n.log("open " + u) }
+
+var (
+	notes  = phone.App{ID: "com.apple.mobilenotes", Name: "Notes"}
+	safari = phone.App{ID: phone.SafariID, Name: "Safari"}
+)
+
+func TestKeyboardRecipes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &keys{info: phone.Info{StepDelay: phone.DefaultStepDelay}}
+		ctx := context.Background()
+		rep, err := phone.OpenURL(ctx, k, "https://example.com", safari)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"press home", "key space 8", "type Safari", "key enter 0", "key l 8", "type https://example.com", "key enter 0"}
+		if !slices.Equal(k.got, want) || rep.Reports != 2*len(want) {
+			t.Fatalf("URL recipe %q (%d reports), want %q", k.got, rep.Reports, want)
+		}
+		for i := 1; i < len(k.at); i++ {
+			if d := k.at[i].Sub(k.at[i-1]); d != phone.DefaultStepDelay {
+				t.Errorf("step %d came %v after the one before, want %v", i, d, phone.DefaultStepDelay)
+			}
+		}
+		if rep.Took != time.Duration(len(want)-1)*phone.DefaultStepDelay {
+			t.Errorf("took %v", rep.Took)
+		}
+	})
+}
+
+func TestNativeRecipes(t *testing.T) {
+	n := &native{keys{info: phone.Info{Can: phone.Capabilities{LaunchApp: true, OpenURL: true}}}}
+	ctx := context.Background()
+	if _, err := phone.LaunchApp(ctx, n, notes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := phone.OpenURL(ctx, n, "myapp://x", safari); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"launch com.apple.mobilenotes", "open myapp://x"}; !slices.Equal(n.got, want) {
+		t.Fatalf("native %q, want %q", n.got, want)
+	}
+	// A backend that reports native launch but cannot is refused, not
+	// driven by keys.
+	liar := &keys{info: phone.Info{Can: phone.Capabilities{LaunchApp: true}}}
+	if _, err := phone.LaunchApp(ctx, liar, notes); !errors.Is(err, phone.ErrUnsupported) || len(liar.got) != 0 {
+		t.Fatalf("LaunchApp on a backend without the method: %v, inputs %q", err, liar.got)
+	}
+}
+
+func TestRecipeStopsWithContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &keys{info: phone.Info{StepDelay: time.Second}}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(1500 * time.Millisecond); cancel() }()
+		_, err := phone.LaunchApp(ctx, k, notes)
+		if !errors.Is(err, context.Canceled) || len(k.got) != 2 {
+			t.Fatalf("cancelled recipe: %v after %q", err, k.got)
+		}
+	})
+}
