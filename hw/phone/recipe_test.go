@@ -35,13 +35,19 @@ func (k *keys) Key(_ context.Context, key phone.Key) (phone.Report, error) {
 	return k.log(fmt.Sprintf("key %s %d", key.Name, key.Mods))
 }
 
-func (k *keys) Type(_ context.Context, text string) (phone.Report, error) { return k.log("type " + text) }
+func (k *keys) Type(_ context.Context, text string) (phone.Report, error) {
+	return k.log("type " + text)
+}
 
 // native is keys that opens apps and URLs itself.
 type native struct{ keys }
 
-func (n *native) LaunchApp(_ context.Context, id string) (phone.Report, error) { return n.log("launch " + id) }
-func (n *native) OpenURL(_ context.Context, u string) (phone.Report, error)    { return n.log("open " + u) }
+func (n *native) LaunchApp(_ context.Context, id string) (phone.Report, error) {
+	return n.log("launch " + id)
+}
+func (n *native) OpenURL(_ context.Context, u string) (phone.Report, error) {
+	return n.log("open " + u)
+}
 
 var (
 	notes  = phone.App{ID: "com.apple.mobilenotes", Name: "Notes"}
