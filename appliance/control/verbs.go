@@ -22,6 +22,22 @@ func (s *Service) admit(c Client) *Error {
 	return e
 }
 
+// Unreadable is the answer to c's call of tool whose arguments could not
+// be decoded (e, INVALID_ARGUMENTS): the call still counts against the
+// rate window (RATE_LIMITED when over it), except openlolo_pause, which
+// never does. A mutating tool's refusal says nothing was dispatched.
+func Unreadable[R any](s *Service, c Client, tool api.Tool, mutating bool, e *Error) Answer[R] {
+	if tool != api.ToolPause {
+		if le := s.admit(c); le != nil {
+			e = le
+		}
+	}
+	if mutating {
+		return Refuse[R](e)
+	}
+	return Fail[R](e)
+}
+
 // Status is openlolo_status's phone, control and rate part; the caller
 // adds what it knows about the box and the client (Box, You, Remote).
 func (s *Service) Status(ctx context.Context, c Client, _ api.StatusArgs) Reply[api.StatusResult] {

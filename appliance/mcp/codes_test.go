@@ -176,3 +176,19 @@ func TestTwoClientsFramesIndependent(t *testing.T) {
 		t.Fatalf("a's older frame after its newer screenshot: %v, want FRAME_EXPIRED", r)
 	}
 }
+
+// TestUnreadableCallsCount: a call whose arguments cannot be read still
+// counts against the rate window (so a client cannot flood with them),
+// except openlolo_pause.
+func TestUnreadableCallsCount(t *testing.T) {
+	b := newBox(t, boxOpts{limits: control.Limits{CallsPerMinute: 2}})
+	cs := b.session(t, "agent", bothScopes)
+	for _, want := range []api.Code{api.CodeInvalidArguments, api.CodeInvalidArguments, api.CodeRateLimited} {
+		if _, sc := call(t, cs, "openlolo_status", map[string]any{"verbose": true}); code(sc) != want {
+			t.Fatalf("unreadable status: %v, want %s", sc, want)
+		}
+	}
+	if _, sc := call(t, cs, "openlolo_pause", map[string]any{"bogus": 1}); code(sc) != api.CodeInvalidArguments || sc["dispatched"] != false {
+		t.Fatalf("unreadable pause over the limit: %v, want INVALID_ARGUMENTS, not dispatched", sc)
+	}
+}

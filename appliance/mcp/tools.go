@@ -44,11 +44,7 @@ func define[A, R any](s spec, run func(h *Handler, ctx context.Context, c call, 
 	t.run = func(h *Handler, ctx context.Context, c call) rendered {
 		var a A
 		if e := decodeArgs(c.raw, &a); e != nil {
-			ans := control.Fail[R](e)
-			if s.mutating {
-				ans = control.Refuse[R](e)
-			}
-			return renderAnswer(t, ans, nil, say)
+			return renderAnswer(t, control.Unreadable[R](h.ctl, c.client, s.name, s.mutating, e), nil, say)
 		}
 		rep := run(h, ctx, c, a)
 		img := picture(h, &rep)
