@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
+	"github.com/openlolo/openlolo/hw/gadget"
 )
 
 // TestSelfTestCoreDevice runs the self-test against the fake iPhone: it
@@ -100,5 +102,33 @@ func TestServeCoreDevice(t *testing.T) {
 	}
 	if code := s.stop(); code != 0 {
 		t.Errorf("serve exit %d; log:\n%s", code, s.stderr)
+	}
+}
+
+// TestPhoneAuto: --phone auto takes the iPhone usbmuxd sees, and falls
+// back to the simulated phone on a machine with neither an iPhone nor a
+// USB device controller (this one).
+func TestPhoneAuto(t *testing.T) {
+	st := &coredevicetest.State{}
+	p := &coredevicetest.Phone{}
+	p.Services = st.Services(p)
+	mux := p.Start(t)
+	ctx := t.Context()
+	ph, err := openPhone(ctx, "auto", "", gadget.Options{ConfigFS: t.TempDir() + "/none", UDCDir: t.TempDir() + "/none", DevDir: t.TempDir()}, coredevice.Options{Socket: mux.Socket, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ph.Info().Backend; got != "coredevice" {
+		t.Errorf("with an iPhone: backend %q, want coredevice", got)
+	}
+	ph.Close()
+	p.Unplug()
+	ph, err = openPhone(ctx, "auto", "300x600", gadget.Options{ConfigFS: t.TempDir() + "/none", UDCDir: t.TempDir() + "/none", DevDir: t.TempDir()}, coredevice.Options{Socket: mux.Socket, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	if got := ph.Info().Backend; got != "sim" || ph.Info().Native.X != 300 {
+		t.Errorf("with nothing attached: backend %q %v, want sim 300 wide", got, ph.Info().Native)
 	}
 }

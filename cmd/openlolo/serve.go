@@ -7,10 +7,12 @@ import (
 	"image"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/hw/coredevice"
+	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
@@ -19,7 +21,7 @@ import (
 func serve(ctx context.Context, c *Context, args []string) error {
 	fs := flags(c, "serve", "--state DIR [flags]")
 	state := fs.String("state", "", "state directory (database, certificate); created with mode 0700")
-	backend := fs.String("phone", "sim", "phone backend: sim (a simulated iPhone), gadget (USB gadget + capture) or coredevice (an iPhone on a USB port, through usbmuxd)")
+	backend := fs.String("phone", "sim", "phone backend: sim (a simulated iPhone), gadget (USB gadget + capture), coredevice (an iPhone on a USB port, through usbmuxd) or auto (coredevice if usbmuxd sees an iPhone, else gadget if the board can be one, else sim)")
 	usbmuxd := fs.String("usbmuxd", "", "coredevice: usbmuxd's socket (default /var/run/usbmuxd)")
 	simSize := fs.String("sim-size", "", "screen size of the simulated phone, WxH (default 1179x2556)")
 	platform := fs.String("platform", "ios", "gadget: the phone's platform: ios (absolute pointer), ios-relative or android (touchscreen)")
@@ -50,8 +52,8 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	if !flagSet(fs, "mdns") && entry.IsLoopback(*lan) {
 		*mdns = false // nobody on the LAN can reach a loopback entry
 	}
-	if *simSize != "" && *backend != "sim" {
-		return usagef("--sim-size applies to --phone sim only")
+	if *simSize != "" && *backend != "sim" && *backend != "auto" {
+		return usagef("--sim-size applies to --phone sim only (or auto, when it falls back to sim)")
 	}
 	if err := gpioF.check(fs); err != nil {
 		return err
@@ -122,6 +124,8 @@ func openPhone(ctx context.Context, backend, size string, gopts gadget.Options, 
 			return nil, fmt.Errorf("--phone gadget: %w", err)
 		}
 		return p, nil
+	case "auto":
+		return autoPhone(ctx, size, gopts, copts)
 	case "coredevice":
 		p, err := coredevice.Open(ctx, copts)
 		if err != nil {
@@ -129,7 +133,27 @@ func openPhone(ctx context.Context, backend, size string, gopts gadget.Options, 
 		}
 		return p, nil
 	}
-	return nil, usagef("--phone %q is not a backend: use sim, gadget or coredevice", backend)
+	return nil, usagef("--phone %q is not a backend: use sim, gadget, coredevice or auto", backend)
+}
+
+// autoPhone picks the backend for what is attached: an iPhone that
+// usbmuxd sees on a USB port → coredevice; else, on a board that can be a
+// USB gadget → gadget; else the simulated phone.
+func autoPhone(ctx context.Context, size string, gopts gadget.Options, copts coredevice.Options) (phone.Phone, error) {
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	devs, err := (&usbmux.Client{Socket: copts.Socket}).ListDevices(pctx)
+	cancel()
+	for _, d := range devs {
+		if err == nil && d.ConnectionType == "USB" {
+			return openPhone(ctx, "coredevice", "", gopts, copts)
+		}
+	}
+	if p, err := gadget.Open(ctx, gopts); err == nil {
+		return p, nil
+	} else if gopts.Logger != nil {
+		gopts.Logger.Info("--phone auto: no iPhone on usbmuxd and no USB gadget; using the simulated phone", "gadget", err)
+	}
+	return openPhone(ctx, "sim", size, gopts, copts)
 }
 
 // parseSize reads "WxH".
