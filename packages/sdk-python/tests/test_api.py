@@ -8,7 +8,7 @@ import json
 import os
 import sys
 import unittest
-from typing import Any, Dict, List, Tuple, Union, get_args, get_origin, get_type_hints
+from typing import Any, Dict, List, Set, Tuple, Union, get_args, get_origin, get_type_hints
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -87,17 +87,18 @@ class SchemaTest(unittest.TestCase):
                 self.check_object(api.RESULTS[name], s, name, skip=want)
 
     def test_strict_reading_refuses_extra_and_missing_members(self) -> None:
-        ok = {"status": "ok", "paused": True, "operation_id": "op", "dispatched": True, "state": "succeeded"}
+        ok: Dict[str, Any] = {"status": "ok", "paused": True, "operation_id": "op", "dispatched": True, "state": "succeeded"}
         outcome, res = api.parse_answer("openlolo_pause", ok, strict=True)
         self.assertEqual((outcome.status, outcome.dispatched, res), ("ok", True, api.PauseResult(paused=True)))
-        for bad, problem in (
+        cases: List[Tuple[Dict[str, Any], str]] = [
             (dict(ok, surprise=1), "no member surprise"),
             ({"status": "ok"}, "paused: missing"),
             (dict(ok, paused="yes"), "paused: want true or false"),
             (dict(ok, dispatched=1), "dispatched: want true or false"),
             ({"status": "failed", "paused": True}, "a failed answer has no member paused"),
             ({"status": "failed", "error": {"code": "PAUSED", "message": "m", "retryable": False}}, "next_steps: missing"),
-        ):
+        ]
+        for bad, problem in cases:
             with self.subTest(bad=bad):
                 with self.assertRaises(api.DecodeError) as cm:
                     api.parse_answer("openlolo_pause", bad, strict=True)
@@ -179,7 +180,7 @@ class GoldenAnswersTest(unittest.TestCase):
         answers = golden_answers()
         if not answers:
             self.skipTest("no golden answers in %s yet" % os.path.join(TESTDATA, "answers"))
-        seen = {"ok": set(), "failed": set()}  # type: Dict[str, set]
+        seen: Dict[str, Set[str]] = {"ok": set(), "failed": set()}
         for case, tool, sc in answers:
             with self.subTest(case=case):
                 self.assertIn(tool, api.RESULTS)
