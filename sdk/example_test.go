@@ -6,6 +6,7 @@ import (
 	"log"
 	"strings"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/sdk"
 )
 
@@ -51,8 +52,12 @@ func ExampleDial() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.Status())
-	// Output: ok
+	st, err := sdk.Decode[api.StatusResult](res) // the contract's typed result
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Status(), st.You.ClientName, st.You.Scopes, st.Phone.Ready)
+	// Output: ok example.go [phone:read phone:control] true
 }
 
 // A screenshot is the picture and the frame that touch coordinates refer
@@ -94,8 +99,14 @@ func ExampleClient_Tap() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.Status(), box.Phone.Screen())
-	// Output: ok notes
+	tap, err := sdk.Decode[api.TapResult](res)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The answer's observation is the screenshot taken after the tap: the
+	// frame to touch next.
+	fmt.Println(res.Status(), box.Phone.Screen(), tap.Observation.Width, tap.Observation.Height)
+	// Output: ok notes 708 1536
 }
 
 // TypeText types into whatever has the focus; a refused call is a
