@@ -3,6 +3,7 @@ package gpio
 import (
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"periph.io/x/conn/v3/gpio"
@@ -71,6 +72,9 @@ func TestLEDLevel(t *testing.T) {
 	}
 }
 
+// openTest opens a panel on test pins. The tests run in synctest
+// bubbles: the debounce and hold timers run on the bubble's clock, so a
+// 300 ms hold takes no real time.
 func openTest(t *testing.T) (*Panel, *gpiotest.Pin, *gpiotest.Pin) {
 	t.Helper()
 	btn := &gpiotest.Pin{N: "GPIO17", Num: 17, EdgesChan: make(chan gpio.Level, 8)}
@@ -99,57 +103,63 @@ func next(t *testing.T, p *Panel) EventKind {
 
 func TestPanelPress(t *testing.T) {
 	t.Parallel()
-	p, btn, _ := openTest(t)
-	if !p.Available() {
-		t.Fatal("Available = false with both pins")
-	}
-	btn.EdgesChan <- gpio.Low
-	time.Sleep(50 * time.Millisecond)
-	btn.EdgesChan <- gpio.High
-	if k := next(t, p); k != Press {
-		t.Errorf("event %s, want press", k)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p, btn, _ := openTest(t)
+		if !p.Available() {
+			t.Fatal("Available = false with both pins")
+		}
+		btn.EdgesChan <- gpio.Low
+		time.Sleep(50 * time.Millisecond)
+		btn.EdgesChan <- gpio.High
+		if k := next(t, p); k != Press {
+			t.Errorf("event %s, want press", k)
+		}
+	})
 }
 
 func TestPanelHoldToReset(t *testing.T) {
 	t.Parallel()
-	p, btn, _ := openTest(t)
-	btn.EdgesChan <- gpio.Low
-	if k := next(t, p); k != ResetWarning {
-		t.Fatalf("event %s, want reset_warning", k)
-	}
-	if s := p.LEDState(); s != warnBlink {
-		t.Errorf("LED while warning = %s, want reset_warning", s)
-	}
-	if k := next(t, p); k != Reset {
-		t.Fatalf("event %s, want reset", k)
-	}
-	btn.EdgesChan <- gpio.High
-	select {
-	case e := <-p.Events():
-		t.Errorf("release after reset gave %s, want nothing", e.Kind)
-	case <-time.After(100 * time.Millisecond):
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p, btn, _ := openTest(t)
+		btn.EdgesChan <- gpio.Low
+		if k := next(t, p); k != ResetWarning {
+			t.Fatalf("event %s, want reset_warning", k)
+		}
+		if s := p.LEDState(); s != warnBlink {
+			t.Errorf("LED while warning = %s, want reset_warning", s)
+		}
+		if k := next(t, p); k != Reset {
+			t.Fatalf("event %s, want reset", k)
+		}
+		btn.EdgesChan <- gpio.High
+		select {
+		case e := <-p.Events():
+			t.Errorf("release after reset gave %s, want nothing", e.Kind)
+		case <-time.After(100 * time.Millisecond):
+		}
+	})
 }
 
 func TestPanelLED(t *testing.T) {
 	t.Parallel()
-	p, _, led := openTest(t)
-	p.SetLED(On)
-	deadline := time.Now().Add(5 * time.Second)
-	for led.Read() != gpio.High {
-		if time.Now().After(deadline) {
-			t.Fatal("LED pin never went high after SetLED(On)")
+	synctest.Test(t, func(t *testing.T) {
+		p, _, led := openTest(t)
+		p.SetLED(On)
+		deadline := time.Now().Add(5 * time.Second)
+		for led.Read() != gpio.High {
+			if time.Now().After(deadline) {
+				t.Fatal("LED pin never went high after SetLED(On)")
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	p.Close()
-	if led.Read() != gpio.Low {
-		t.Error("LED left on after Close")
-	}
-	if _, ok := <-p.Events(); ok {
-		t.Error("Events not closed by Close")
-	}
+		p.Close()
+		if led.Read() != gpio.Low {
+			t.Error("LED left on after Close")
+		}
+		if _, ok := <-p.Events(); ok {
+			t.Error("Events not closed by Close")
+		}
+	})
 }
 
 func TestPanelWithoutGPIO(t *testing.T) {
