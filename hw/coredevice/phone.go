@@ -49,7 +49,15 @@ type Backend struct {
 	subs  map[chan phone.Event]bool
 }
 
-var _ phone.Phone = (*Backend)(nil)
+var (
+	_ phone.Phone       = (*Backend)(nil)
+	_ phone.AppLauncher = (*Backend)(nil)
+	_ phone.Clipboard   = (*Backend)(nil)
+)
+
+// native is what the backend does natively. URLs of any scheme are not
+// (yet): CoreDevice opens a URL only inside a named app's launch.
+var native = phone.Capabilities{LaunchApp: true, Clipboard: true}
 
 // Open starts the backend. It returns at once; the phone is found, paired
 // and tunnelled in the background, and State says where that stands.
@@ -72,7 +80,7 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 			b.setState(phone.State{Code: "pairing", Reason: "The iPhone asks Trust This Computer?: tap Trust and enter its passcode."}, phone.Detached)
 		},
 	}
-	b.info = phone.Info{Backend: "coredevice", Platform: phone.IOS, Model: "iPhone", Screenshot: true}
+	b.info = phone.Info{Backend: "coredevice", Platform: phone.IOS, Model: "iPhone", Screenshot: true, Can: native}
 	b.state = phone.State{Code: "detached", Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}
 	ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	b.wg.Add(1)
@@ -147,7 +155,7 @@ func (b *Backend) connect(ctx context.Context) (*Conn, error) {
 
 // ready records what the new connection's phone is and can do.
 func (b *Backend) ready(ctx context.Context, c *Conn) {
-	info := phone.Info{Backend: "coredevice", Platform: phone.IOS, Screenshot: true,
+	info := phone.Info{Backend: "coredevice", Platform: phone.IOS, Screenshot: true, Can: native,
 		Model: strings.TrimSpace(c.Info.ProductType + " (iOS " + c.Info.ProductVersion + ")")}
 	if size, err := c.DisplaySize(ctx); err == nil {
 		info.Native = size
