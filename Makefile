@@ -139,6 +139,10 @@ export UPDATE_KEYS
 update-bundle: image
 	VERSION=$(VERSION) sh image/mkbundle.sh
 
+## test-update: A/B updates under QEMU: v1 → v2, a v3 that fails its self-check rolls back, refusals, a power cut
+test-update: image build
+	VERSION=$(VERSION) sh image/test-update.sh
+
 ## test-image: build the image twice (byte-identical), boot it under QEMU and drive it as an owner and a client
 test-image: image
 	VERSION=$(VERSION) sh image/test-image.sh

@@ -25,6 +25,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/phone"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
@@ -82,6 +83,9 @@ type Config struct {
 	// ShutdownTimeout bounds how long Run waits for in-flight requests
 	// when its context ends; 0 means 10 seconds.
 	ShutdownTimeout time.Duration
+	// Update lets the box update itself from signed bundles (the SD
+	// image); nil: the Settings page says this box does not update itself.
+	Update *UpdateConfig
 	// Logger receives the box's logs; nil discards them.
 	Logger *slog.Logger
 	// Out receives the lines a person starting the box reads (URL,
@@ -103,8 +107,10 @@ type Box struct {
 	control *control.Service
 	owner   *owner.Pages
 	mcp     *mcp.Handler
-	remote  *remote   // the remote (tailnet) entry
-	panel   *controls // the button and the LED
+	remote  *remote         // the remote (tailnet) entry
+	panel   *controls       // the button and the LED
+	updater *update.Updater // nil without Config.Update
+	trial   bool            // this boot is a new version's trial (update.Recover)
 
 	// life is the services' context: it outlives Run's context so
 	// background work (the control service's event follower) keeps going
@@ -160,7 +166,11 @@ func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 	if b.cert.Created {
 		b.log.Info("made a new LAN certificate", "fingerprint", b.cert.Fingerprint(), "rotated", cfg.RotateCert)
 	}
+	b.recoverUpdate()
 	if b.store, err = store.Open(ctx, cfg.StateDir); err != nil {
+		return nil, err
+	}
+	if err := b.openUpdater(); err != nil {
 		return nil, err
 	}
 	if err := b.routes(); err != nil {
@@ -228,7 +238,12 @@ func (b *Box) routes() error {
 		return err
 	}
 	b.panel = b.newPanel()
+	var upd owner.Updater
+	if b.updater != nil {
+		upd = updates{b}
+	}
 	b.owner, err = owner.New(owner.Config{
+		Updater:       upd,
 		Button:        b.panel.button(),
 		Tailnet:       b.remote,
 		Store:         b.store,
@@ -342,13 +357,14 @@ func (b *Box) hosts() entry.Hosts {
 }
 
 // bodyLimit bounds request bodies other than /mcp's, which the MCP
-// handler limits itself (64 KiB, answering 413): forms and the rest are far
+// handler limits itself (64 KiB, answering 413), and the update upload,
+// which the owner pages bound themselves: forms and the rest are far
 // smaller than this.
 const bodyLimit = 1 << 20
 
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/mcp" {
+		if r.URL.Path != "/mcp" && r.URL.Path != owner.UpdateUploadPath {
 			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
 		}
 		next.ServeHTTP(w, r)
@@ -444,6 +460,7 @@ func (b *Box) Run(ctx context.Context) error {
 	panelCtx, stopPanel := context.WithCancel(ctx)
 	defer stopPanel()
 	waitPanel := b.panel.run(panelCtx)
+	b.confirmTrial(b.life)
 
 	var runErr error
 	running := len(servers)

@@ -11,6 +11,7 @@
 #   OUT           output folder (default out)
 #   CACHE         download cache (default .cache/image); offline once filled
 #   WORK          scratch folder (default $CACHE/work)
+#   ROOT_OVERLAY  a folder whose files are added to the root (default none)
 #   UPDATE_KEYS   folder of update.pub, put on the root (default keys; made on first use)
 # Output: $OUT/openlolo-$VERSION-rpi.img, its .sha256 and .buildinfo (the
 # inputs: VERSION, SOURCE_DATE_EPOCH, binary and package-list hashes).
@@ -114,7 +115,7 @@ step "initramfs"
 I=$WORK/initramfs; mkdir -p "$I/proc" "$I/sys" "$I/dev" "$I/run" "$I/newroot" "$I/lib/modules/$KVER"
 busybox "$I"
 cp "$board/initramfs/init" "$I/init"; chmod 755 "$I/init"
-mods "$I" virtio_mmio virtio_pci virtio_blk sdhci-iproc bcm2835 gpio-regulator fixed reset-raspberrypi squashfs
+mods "$I" virtio_mmio virtio_pci virtio_blk sdhci-iproc bcm2835 gpio-regulator fixed reset-raspberrypi squashfs vfat nls_cp437 nls_iso8859-1
 find "$I" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 (cd "$I" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --reproducible --quiet | gzip -9 -n) > "$WORK/initrd.img"
 
@@ -124,6 +125,11 @@ R=$WORK/root
 mkdir -p "$R"; for d in proc sys dev run tmp data boot lib/firmware lib/aarch64-linux-gnu etc; do mkdir -p "$R/$d"; done
 busybox "$R"
 cp -R "$board/rootfs-overlay/." "$R/"
+# files this build adds to the root (e.g. /etc/openlolo/serve.flags; make test-update's v3)
+if [ -n "${ROOT_OVERLAY:-}" ]; then
+  [ -d "$ROOT_OVERLAY" ] || die "ROOT_OVERLAY $ROOT_OVERLAY is not a folder"
+  cp -R "$ROOT_OVERLAY/." "$R/"
+fi
 install -m 0755 "$OPENLOLO_BIN" "$R/usr/bin/openlolo"
 install -m 0755 "$P/sbin/wpa_supplicant" "$R/usr/sbin/wpa_supplicant"
 for t in e2fsck resize2fs; do install -m 0755 "$P/sbin/$t" "$R/usr/sbin/$t"; done

@@ -42,6 +42,9 @@ type Config struct {
 	// offers to claim the box by pressing it (proof of presence without
 	// the setup code). nil: claims take the setup code only.
 	Button Button
+	// Updater installs signed update bundles from the Settings page; nil
+	// when the box does not update itself (the page says so).
+	Updater Updater
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string

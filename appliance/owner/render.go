@@ -24,6 +24,9 @@ var staticFS embed.FS
 // layout.html.
 var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button"}
 
+// pageParts are sections kept in files of their own, parsed with a page.
+var pageParts = map[string][]string{"settings": {"settings_update"}}
+
 // basePage is what every page's layout needs.
 type basePage struct {
 	Title    string
@@ -54,7 +57,11 @@ func (p *Pages) parseTemplates() error {
 	}
 	p.tmpl = make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		files := []string{"templates/layout.html", "templates/" + name + ".html"}
+		for _, part := range pageParts[name] {
+			files = append(files, "templates/"+part+".html")
+		}
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, files...)
 		if err != nil {
 			return fmt.Errorf("owner: parse page %s: %w", name, err)
 		}

@@ -48,6 +48,7 @@ type settingsPage struct {
 	Tailnet    TailnetView
 	Visitor    string // the tailnet login of this visit; "" on the LAN
 	Linked     string // the linked tailnet login
+	Update     *updateView
 	Done       string
 	Error      string
 }
@@ -61,6 +62,7 @@ func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
 	handle("POST /settings/tailnet/link", p.owner(p.tailnetLink))
 	handle("POST /settings/tailnet/unlink", p.owner(p.tailnetUnlink))
 	handle("GET /settings/tailnet/login.png", p.asset(p.tailnetQR))
+	p.updateRoutes(handle)
 }
 
 // settingsDone is the confirmation a redirect back to Settings shows.
@@ -78,6 +80,10 @@ func settingsDone(done string) string {
 		return "Your tailnet login is linked: visits from it on the remote entry are logged in as the owner."
 	case "unlinked":
 		return "No tailnet login is linked any more: the remote entry asks for the passphrase."
+	case "update":
+		return "The update is written and checked. The box restarts into the new version now; it commits itself after its self-check, else the box comes back on this version."
+	case "fetching":
+		return "The box is fetching the bundle; the progress is below."
 	}
 	return ""
 }
@@ -100,6 +106,12 @@ func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	sp.Linked = linked
+	var reload bool
+	sp.Update, reload = p.updateSection()
+	sp.Update.CSRF = s.csrf
+	if reload {
+		sp.Script, sp.Reload = true, 2
+	}
 	p.render(w, r, status, "settings", sp)
 }
 

@@ -40,6 +40,7 @@ type Card struct {
 	Restart func(arg string) error
 
 	rebootArg string
+	machine   bool // made by CardFromBoot from the running image's boot.env: Reboot may restart the machine
 }
 
 var _ Slots = (*Card)(nil)
@@ -81,6 +82,7 @@ func CardFromBoot(bootEnv, boot string) (*Card, error) {
 	}
 	_, err = os.Stat("/proc/device-tree/chosen/bootloader")
 	c.Firmware = err == nil
+	c.machine = bootEnv == bootEnvDefault
 	return c, nil
 }
 
@@ -292,6 +294,9 @@ func (c *Card) Commit(s Slot) error {
 func (c *Card) Reboot(ctx context.Context) error {
 	if c.Restart != nil {
 		return c.Restart(c.rebootArg)
+	}
+	if !c.machine {
+		return fmt.Errorf("update: not restarting: this card was not read from %s, so this is not the image's own boot (restart by hand)", bootEnvDefault)
 	}
 	return restart(c.rebootArg)
 }

@@ -86,6 +86,7 @@ func commands() []command {
 		{name: "pair", summary: "pair with a box: confirm its certificate, ask the owner to approve, store the grant", run: pairCmd},
 		{name: "call", summary: "call one tool on a paired box: openlolo call BOX TOOL key=value …", run: callCmd},
 		{name: "mcp", summary: "serve MCP on stdio for a local agent, forwarding to a paired box", run: mcpCmd},
+		{name: "update", summary: "install a signed update bundle on a box as its owner: openlolo update BOX BUNDLE", run: updateCmd},
 		{name: "boxes", summary: "list the boxes this user has paired with", run: boxesCmd},
 		{name: "selftest", summary: "check a phone attached to this machine and print a report: selftest --phone coredevice --state DIR", run: selftest},
 	}

@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/gadget"
@@ -36,6 +38,10 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	authKey := fs.String("ts-authkey", "", "Tailscale auth key for the node's first login (else log in from the Settings page)")
 	funnel := fs.Bool("funnel", false, "with --tailnet: also publish /mcp and OAuth on the internet through Tailscale Funnel")
 	mdns := fs.Bool("mdns", true, "advertise the box on the LAN over mDNS (_openlolo._tcp, <name>.local); default off when --lan is loopback")
+	updateKey := fs.String("update-key", "", "install signed updates from the box page: the public key file bundles must be signed with (the SD image's /etc/openlolo/update.pub); empty: no updates")
+	release := fs.String("release", "/etc/openlolo-release", "with --update-key: the running root's version, board and build time")
+	bootEnv := fs.String("boot-env", "/run/openlolo/boot.env", "with --update-key: the slots stage 1 found (ROOT_SLOT, DISK, ROOTA_DEV, ROOTB_DEV)")
+	bootDir := fs.String("boot", "/boot", "with --update-key: the mounted boot partition")
 	gpioF := addGPIOFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -71,7 +77,14 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer closePanel()
+	var upd *appliance.UpdateConfig
+	if *updateKey != "" {
+		if upd, err = openUpdates(*updateKey, *release, *bootEnv, *bootDir); err != nil {
+			log.Warn("updates are off: the box cannot update itself", "err", err)
+		}
+	}
 	box, err := appliance.New(ctx, appliance.Config{
+		Update:        upd,
 		Panel:         panel,
 		StateDir:      *state,
 		Name:          *name,
@@ -92,6 +105,27 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	return box.Run(ctx)
+}
+
+// openUpdates reads what the updater needs on the SD image.
+func openUpdates(keyFile, releaseFile, bootEnv, bootDir string) (*appliance.UpdateConfig, error) {
+	key, err := update.ReadPublicKey(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(releaseFile)
+	if err != nil {
+		return nil, fmt.Errorf("--release: %w", err)
+	}
+	rel, err := update.ParseRelease(b)
+	if err != nil {
+		return nil, err
+	}
+	card, err := update.CardFromBoot(bootEnv, bootDir)
+	if err != nil {
+		return nil, err
+	}
+	return &appliance.UpdateConfig{Slots: card, Key: key, Release: rel}, nil
 }
 
 // flagSet reports whether the command line set the flag name.

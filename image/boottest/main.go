@@ -17,6 +17,9 @@ func main() {
 	raspi := flag.Bool("raspi3b", true, "also boot the card on -M raspi3b (slower, shorter check)")
 	verbose := flag.Bool("v", false, "echo the guests' consoles")
 	timeout := flag.Duration("timeout", 25*time.Minute, "give up after this long")
+	v2 := flag.String("update-v2", "", "the update scenario (make test-update): a good bundle newer than the image")
+	v3 := flag.String("update-v3", "", "the update scenario: a bundle whose version fails its self-check")
+	cli := flag.String("openlolo", "bin/openlolo", "the update scenario: the host's openlolo binary (openlolo update)")
 	flag.Parse()
 
 	if *image == "" {
@@ -52,7 +55,15 @@ func main() {
 	fmt.Printf("boottest: %s\n", *image)
 	start := time.Now()
 	t := &test{img: *image, dir: dir, r: r, echo: echo}
-	t.run(ctx, *raspi)
+	if *v2 != "" || *v3 != "" {
+		if *v2 == "" || *v3 == "" {
+			fmt.Fprintln(os.Stderr, "boottest: the update scenario needs -update-v2 and -update-v3")
+			os.Exit(2)
+		}
+		(&updateTest{test: t, v2: *v2, v3: *v3, cli: *cli}).run(ctx)
+	} else {
+		t.run(ctx, *raspi)
+	}
 	r.figure("test time", "%.0f s", time.Since(start).Seconds())
 	fmt.Println(r.summary())
 	if r.failed > 0 {

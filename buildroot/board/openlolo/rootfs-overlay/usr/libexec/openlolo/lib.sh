@@ -46,3 +46,27 @@ box_id() {
   fi
   cat /data/box-id
 }
+
+# committed_slot: the root slot a plain boot takes: B when the boot
+# partition's config.txt sets os_prefix=b/ (the updater writes it), else A
+committed_slot() {
+  if tr -d '\r' < /boot/config.txt 2>/dev/null | grep -qx 'os_prefix=b/'; then echo B; else echo A; fi
+}
+
+# trial_boot: true while this boot runs a new version that has not
+# committed itself (it booted once, by tryboot, and config.txt still
+# names the other slot)
+trial_boot() {
+  [ -f /boot/config.txt ] && [ "$(committed_slot)" != "${ROOT_SLOT:-A}" ]
+}
+
+# trial_failed WHY: a trial boot gives up: note why for the old slot's box
+# page (update/trial.log on /data) and restart, which boots the committed
+# slot
+trial_failed() {
+  say "trial boot of slot $ROOT_SLOT failed: $*; restarting into slot $(committed_slot)"
+  mkdir -p /data/openlolo/update
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $*" >> /data/openlolo/update/trial.log
+  sync
+  reboot
+}

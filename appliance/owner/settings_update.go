@@ -1,0 +1,227 @@
+package owner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/openlolo/openlolo/appliance/update"
+)
+
+// UpdateUploadPath is where the owner uploads an update bundle (a
+// multipart form: csrf first, then allow_older, then bundle). The box
+// exempts it from the small body limit of other forms; the handler
+// bounds it itself.
+const UpdateUploadPath = "/settings/update"
+
+// maxBundle bounds an uploaded bundle: the largest root image a manifest
+// may list, its boot files and the tar framing.
+const maxBundle = 2<<30 + 256<<20
+
+// Updater is what the Settings page needs from the box's updater
+// (update.Updater, through an adapter in the appliance package).
+type Updater interface {
+	// Install installs the bundle read from r.
+	Install(ctx context.Context, r io.Reader, opts update.Options) error
+	// Fetch installs the bundle at a URL.
+	Fetch(ctx context.Context, rawURL string, opts update.Options) error
+	// Progress is the running or last install.
+	Progress() update.Progress
+	// Status is the running version, the slots and the last update.
+	Status() (update.Status, error)
+}
+
+// updateView is the Settings page's update section.
+type updateView struct {
+	Available bool
+	Status    update.Status
+	Progress  update.Progress
+	Err       string // reading the status failed
+	CSRF      string // the forms' token
+}
+
+func (p *Pages) updateRoutes(handle func(string, http.HandlerFunc)) {
+	handle("POST "+UpdateUploadPath, p.updateUpload)
+	handle("POST /settings/update/url", p.owner(p.updateURL))
+	handle("GET /settings/update/progress", p.owner(p.updateProgress))
+}
+
+// updateSection fills the update section and reports whether the page
+// should reload itself (an install runs).
+func (p *Pages) updateSection() (*updateView, bool) {
+	if p.cfg.Updater == nil {
+		return &updateView{}, false
+	}
+	v := &updateView{Available: true, Progress: p.cfg.Updater.Progress()}
+	st, err := p.cfg.Updater.Status()
+	if err != nil {
+		v.Err = err.Error()
+	}
+	v.Status = st
+	return v, v.Progress.Active() || v.Progress.State == "rebooting"
+}
+
+// updateMessage is the sentence for an update error: its code, then what
+// to do.
+func updateMessage(err error) string {
+	var e *update.Error
+	if errors.As(err, &e) {
+		return string(e.Code) + ": " + e.Message
+	}
+	return "The update failed: " + err.Error()
+}
+
+func updateStatus(err error) int {
+	switch update.CodeOf(err) {
+	case update.CodeBusy:
+		return http.StatusConflict
+	case update.CodeNoSpace:
+		return http.StatusInsufficientStorage
+	case update.CodeWriteFailed, update.CodeReadBack, update.CodeUnsupported:
+		return http.StatusInternalServerError
+	case update.CodeFetchFailed:
+		return http.StatusBadGateway
+	}
+	return http.StatusBadRequest
+}
+
+// wantsJSON reports whether the client (openlolo update) asked for JSON.
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// updateAnswer is the JSON answer of the update endpoints.
+type updateAnswer struct {
+	Status  string `json:"status"` // "installed", "failed"
+	Version string `json:"version,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func (p *Pages) updateFailed(w http.ResponseWriter, r *http.Request, err error) {
+	status := updateStatus(err)
+	if wantsJSON(r) {
+		writeJSON(w, status, updateAnswer{Status: "failed", Code: string(update.CodeOf(err)), Message: updateMessage(err)})
+		return
+	}
+	p.showSettings(w, r, status, "", updateMessage(err))
+}
+
+// updateUpload streams an uploaded bundle into the updater. It checks the
+// session and the Origin like every owner form, but reads the CSRF token
+// as the form's first part itself: the bundle is not buffered.
+func (p *Pages) updateUpload(w http.ResponseWriter, r *http.Request) {
+	ok, err := p.claimed(r.Context())
+	if err != nil {
+		p.internal(w, r, "read the owner", err)
+		return
+	}
+	s, serr := p.lookupSession(r)
+	if !ok || serr != nil {
+		p.message(w, r, http.StatusForbidden, "Log in again",
+			"Only the logged-in owner can update the box. Log in and send the bundle again.", "Log in", "/login")
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
+	if !p.sameOrigin(w, r) {
+		return
+	}
+	if p.cfg.Updater == nil {
+		p.updateFailed(w, r, &update.Error{Code: update.CodeUnsupported, Message: "This box does not update itself: it does not run from the openlolo SD image, or the image has no update key."})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBundle)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		p.updateFailed(w, r, &update.Error{Code: update.CodeNotBundle, Message: "Send the bundle as the form's file (multipart/form-data).", Err: err})
+		return
+	}
+	var opts update.Options
+	csrfOK := false
+	for {
+		part, err := mr.NextPart()
+		if err != nil {
+			p.updateFailed(w, r, &update.Error{Code: update.CodeTruncated, Message: "The upload ended before the bundle's file came; nothing was written.", Err: err})
+			return
+		}
+		switch part.FormName() {
+		case "csrf":
+			v, _ := io.ReadAll(io.LimitReader(part, 256))
+			csrfOK = tokenEqual(string(v), s.csrf)
+		case "allow_older":
+			v, _ := io.ReadAll(io.LimitReader(part, 16))
+			opts.AllowOlder = string(v) == "1"
+		case "bundle":
+			if !csrfOK {
+				p.message(w, r, http.StatusForbidden, "Form refused",
+					"This form's security token is missing or out of date (it must come before the file), so the box did not act on it. Reload the page and try again.", "Back", "/settings")
+				return
+			}
+			if err := p.cfg.Updater.Install(r.Context(), part, opts); err != nil {
+				p.updateFailed(w, r, err)
+				return
+			}
+			v := p.cfg.Updater.Progress().Version
+			p.log.Info("owner: update installed; the box restarts into it", "version", v)
+			if wantsJSON(r) {
+				writeJSON(w, http.StatusOK, updateAnswer{Status: "installed", Version: v})
+				return
+			}
+			http.Redirect(w, r, "/settings?done=update", http.StatusSeeOther)
+			return
+		}
+		part.Close()
+	}
+}
+
+// updateURL has the box fetch a bundle; the install runs in the
+// background and the Settings page shows its progress.
+func (p *Pages) updateURL(w http.ResponseWriter, r *http.Request) {
+	if p.cfg.Updater == nil {
+		p.updateFailed(w, r, &update.Error{Code: update.CodeUnsupported, Message: "This box does not update itself."})
+		return
+	}
+	raw := strings.TrimSpace(r.PostFormValue("url"))
+	opts := update.Options{AllowOlder: r.PostFormValue("allow_older") == "1"}
+	if pr := p.cfg.Updater.Progress(); pr.Active() {
+		p.updateFailed(w, r, &update.Error{Code: update.CodeBusy, Message: "Another update is running now; its progress is below."})
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	go func() {
+		if err := p.cfg.Updater.Fetch(ctx, raw, opts); err != nil {
+			p.log.Warn("owner: update from a URL failed", "err", err)
+		}
+	}()
+	http.Redirect(w, r, "/settings?done=fetching", http.StatusSeeOther)
+}
+
+// updateProgress is the install's progress as JSON (openlolo update).
+func (p *Pages) updateProgress(w http.ResponseWriter, r *http.Request) {
+	if p.cfg.Updater == nil {
+		writeJSON(w, http.StatusNotFound, updateAnswer{Status: "failed", Code: string(update.CodeUnsupported), Message: "This box does not update itself."})
+		return
+	}
+	pr := p.cfg.Updater.Progress()
+	out := struct {
+		State   string `json:"state"`
+		Version string `json:"version,omitempty"`
+		Done    int64  `json:"done"`
+		Total   int64  `json:"total"`
+		Code    string `json:"code,omitempty"`
+		Message string `json:"message,omitempty"`
+	}{State: pr.State, Version: pr.Version, Done: pr.Done, Total: pr.Total}
+	if pr.Err != nil {
+		out.Code, out.Message = string(pr.Err.Code), updateMessage(pr.Err)
+	}
+	writeJSON(w, http.StatusOK, out)
+}

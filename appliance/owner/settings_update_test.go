@@ -1,0 +1,161 @@
+package owner_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/update"
+)
+
+// updateCard is a card of temporary files running slot A, with the real
+// updater over it.
+type updateCard struct {
+	dir     string
+	u       *update.Updater
+	key     ed25519.PrivateKey
+	reboots chan string
+}
+
+func newUpdateCard(t *testing.T) *updateCard {
+	t.Helper()
+	dir := t.TempDir()
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+	for name, data := range map[string][]byte{
+		"disk": make([]byte, 512), "rootA": make([]byte, 1<<20), "rootB": make([]byte, 1<<20),
+		"boot/config.txt": []byte("arm_64bit=1\n"), "state/openlolo.db": []byte("db"),
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &updateCard{dir: dir, key: key, reboots: make(chan string, 1)}
+	card := &update.Card{Boot: filepath.Join(dir, "boot"), Disk: filepath.Join(dir, "disk"), RootA: filepath.Join(dir, "rootA"),
+		RootB: filepath.Join(dir, "rootB"), Running: update.SlotA, Restart: func(arg string) error { c.reboots <- arg; return nil }}
+	var err error
+	c.u, err = update.New(update.Config{Slots: card, Key: key.Public().(ed25519.PublicKey),
+		Release:  update.Release{Version: "v1", Board: "rpi", Built: 1000},
+		StateDir: filepath.Join(dir, "state"), RebootDelay: time.Millisecond,
+		Backup: func(ctx context.Context, path string) error { return os.WriteFile(path, []byte("db"), 0o600) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *updateCard) bundle(t *testing.T, key ed25519.PrivateKey, version string, built int64) []byte {
+	t.Helper()
+	src := func(name, data string) update.Source {
+		return update.Source{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }}
+	}
+	var buf bytes.Buffer
+	_, err := update.Write(&buf, key, update.Manifest{Version: version, Board: "rpi", Built: built}, []update.Source{
+		src(update.RootName, strings.Repeat("root "+version, 50000)), src("boot/cmdline.txt", "root=PARTUUID=00000000-02 ro"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// upload posts a bundle as the Settings form does: csrf first, then the file.
+func upload(t *testing.T, c *http.Client, base, csrf string, bundle []byte, allowOlder, asJSON bool) (*http.Response, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	if csrf != "" {
+		mw.WriteField("csrf", csrf)
+	}
+	if allowOlder {
+		mw.WriteField("allow_older", "1")
+	}
+	fw, _ := mw.CreateFormFile("bundle", "openlolo.update")
+	fw.Write(bundle)
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, base+"/settings/update", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", base)
+	if asJSON {
+		req.Header.Set("Accept", "application/json")
+	}
+	return ownertest.Do(t, c, req)
+}
+
+func TestSettingsUpdateUpload(t *testing.T) {
+	t.Parallel()
+	card := newUpdateCard(t)
+	b, c := claimedBox(t, boxOpts{updater: card.u})
+	res, page := ownertest.Get(t, c, b.url, "/settings")
+	if res.StatusCode != 200 || !strings.Contains(page, "Software update") || !strings.Contains(page, "v1 (rpi, slot A)") {
+		t.Fatalf("GET /settings: %d %s", res.StatusCode, ownertest.Text(page))
+	}
+	csrf := ownertest.FormToken(page)
+	_, other, _ := ed25519.GenerateKey(nil)
+
+	// refusals: each says its code on the page, and nothing restarts
+	res, page = upload(t, c, b.url, csrf, card.bundle(t, other, "v2", 2000), false, false)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "UPDATE_BAD_SIGNATURE") {
+		t.Errorf("wrongly signed: %d %s", res.StatusCode, ownertest.Text(page))
+	}
+	res, page = upload(t, c, b.url, csrf, card.bundle(t, card.key, "v0", 500), false, true)
+	var ans struct{ Status, Code, Message string }
+	json.Unmarshal([]byte(page), &ans)
+	if res.StatusCode != http.StatusBadRequest || ans.Code != "UPDATE_NOT_NEWER" || !strings.Contains(ans.Message, "older than the running v1") {
+		t.Errorf("older, as JSON: %d %s", res.StatusCode, page)
+	}
+	if _, page := ownertest.Get(t, c, b.url, "/settings"); !strings.Contains(page, "The last update was refused") || !strings.Contains(page, "UPDATE_NOT_NEWER") {
+		t.Errorf("Settings after a refusal: %s", ownertest.Text(page))
+	}
+	// a form without the token, and a visitor without a session, change nothing
+	res, _ = upload(t, c, b.url, "forged", card.bundle(t, card.key, "v2", 2000), false, false)
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("forged token: %d, want 403", res.StatusCode)
+	}
+	anon := ownertest.NewClient(t, b.srv)
+	if res, _ := upload(t, anon, b.url, csrf, card.bundle(t, card.key, "v2", 2000), false, false); res.StatusCode != http.StatusForbidden {
+		t.Errorf("no session: %d, want 403", res.StatusCode)
+	}
+	select {
+	case <-card.reboots:
+		t.Fatal("a refused upload restarted the box")
+	default:
+	}
+
+	// the good bundle installs and the box restarts into it
+	res, page = upload(t, c, b.url, csrf, card.bundle(t, card.key, "v2", 2000), false, false)
+	if res.StatusCode != 200 || !strings.Contains(page, "The update is written and checked") {
+		t.Fatalf("good bundle: %d %s", res.StatusCode, ownertest.Text(page))
+	}
+	<-card.reboots
+	if got, _ := os.ReadFile(filepath.Join(card.dir, "rootB")); !bytes.HasPrefix(got, []byte("root v2root v2")) {
+		t.Error("slot B was not written")
+	}
+	res, page = ownertest.Get(t, c, b.url, "/settings/update/progress")
+	if res.StatusCode != 200 || !strings.Contains(page, `"state":"rebooting"`) || !strings.Contains(page, `"version":"v2"`) {
+		t.Errorf("progress: %d %s", res.StatusCode, page)
+	}
+}
+
+func TestSettingsWithoutUpdater(t *testing.T) {
+	t.Parallel()
+	b, c := claimedBox(t, boxOpts{})
+	_, page := ownertest.Get(t, c, b.url, "/settings")
+	if !strings.Contains(page, "This box does not update itself") {
+		t.Errorf("Settings: %s", ownertest.Text(page))
+	}
+	res, page := upload(t, c, b.url, ownertest.FormToken(page), []byte("x"), false, true)
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(page, "UPDATE_UNSUPPORTED") {
+		t.Errorf("upload: %d %s", res.StatusCode, page)
+	}
+}
