@@ -115,7 +115,7 @@ step "initramfs"
 I=$WORK/initramfs; mkdir -p "$I/proc" "$I/sys" "$I/dev" "$I/run" "$I/newroot" "$I/lib/modules/$KVER"
 busybox "$I"
 cp "$board/initramfs/init" "$I/init"; chmod 755 "$I/init"
-mods "$I" virtio_mmio virtio_pci virtio_blk sdhci-iproc bcm2835 gpio-regulator fixed reset-raspberrypi squashfs vfat nls_cp437 nls_iso8859-1
+mods "$I" virtio_mmio virtio_pci virtio_blk sdhci-iproc bcm2835 gpio-regulator fixed reset-raspberrypi squashfs vfat nls_cp437 nls_ascii nls_iso8859-1
 find "$I" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 (cd "$I" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --reproducible --quiet | gzip -9 -n) > "$WORK/initrd.img"
 

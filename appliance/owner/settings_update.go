@@ -109,6 +109,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (p *Pages) updateFailed(w http.ResponseWriter, r *http.Request, err error) {
 	status := updateStatus(err)
+	if r.URL.Path == UpdateUploadPath {
+		// read what the client still sends, so it gets this answer rather
+		// than a reset connection halfway through its upload
+		io.Copy(io.Discard, r.Body)
+	}
 	if wantsJSON(r) {
 		writeJSON(w, status, updateAnswer{Status: "failed", Code: string(update.CodeOf(err)), Message: updateMessage(err)})
 		return

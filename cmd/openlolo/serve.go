@@ -83,12 +83,18 @@ func serve(ctx context.Context, c *Context, args []string) error {
 			log.Warn("updates are off: the box cannot update itself", "err", err)
 		}
 	}
+	ver := version
+	if upd != nil && upd.Release.Version != version {
+		// the image's version is what the owner installed and updates from
+		log.Info("the root image's version differs from the binary's; the box reports the image's", "image", upd.Release.Version, "binary", version)
+		ver = upd.Release.Version
+	}
 	box, err := appliance.New(ctx, appliance.Config{
 		Update:        upd,
 		Panel:         panel,
 		StateDir:      *state,
 		Name:          *name,
-		Version:       version,
+		Version:       ver,
 		Phone:         ph,
 		LANAddr:       *lan,
 		HTTPAddr:      *httpAddr,

@@ -137,7 +137,9 @@ func newOwnerClient(base, fingerprint, connect string) (*ownerClient, error) {
 	tr := &http.Transport{TLSClientConfig: cfg}
 	if connect != "" {
 		var d net.Dialer
-		tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) { return d.DialContext(ctx, network, connect) }
+		tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, connect)
+		}
 	}
 	return &ownerClient{base: strings.TrimSuffix(base, "/"), http: &http.Client{Transport: tr, Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, nil
