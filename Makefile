@@ -140,7 +140,8 @@ update-bundle: image
 	VERSION=$(VERSION) sh image/mkbundle.sh
 
 ## test-update: A/B updates under QEMU: v1 → v2, a v3 that fails its self-check rolls back, refusals, a power cut
-test-update: image build
+test-update: build
+	@[ -f out/openlolo-$(VERSION)-rpi.img.buildinfo ] || $(MAKE) image
 	VERSION=$(VERSION) sh image/test-update.sh
 
 ## test-image: build the image twice (byte-identical), boot it under QEMU and drive it as an owner and a client

@@ -1,6 +1,6 @@
 #!/bin/sh
-# openlolo: the A/B update test (make test-update), after make image and
-# make build. It builds two more versions of the root from the same
+# openlolo: the A/B update test (make test-update), after make image (the
+# card of v1; make test-update makes it when missing) and make build. It builds two more versions of the root from the same
 # inputs (v2, and a v3 whose serve cannot start its phone backend, so it
 # fails its self-check), bundles and signs them (make update-bundle's
 # image/mkbundle.sh), then runs the update scenario of image/boottest on
