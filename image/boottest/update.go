@@ -272,7 +272,7 @@ func (u *updateTest) settingsSay(ctx context.Context, cl *client, words ...strin
 	}
 	for _, w := range words {
 		if st != 200 || !strings.Contains(string(page), w) {
-			return fmt.Errorf("Settings (status %d) lacks %q: %s", st, w, text)
+			return fmt.Errorf("the settings page (status %d) lacks %q: %s", st, w, text)
 		}
 	}
 	return nil
