@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -408,5 +410,36 @@ func TestCommitConfig(t *testing.T) {
 	}
 	if bb := configFor(configFor(b, SlotB), SlotB); !bytes.Equal(bb, b) {
 		t.Errorf("committing B twice = %q", bb)
+	}
+}
+
+func TestFetch(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	good := b.bundle(v2, rootImage("v2"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v2.update" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(good)
+	}))
+	defer srv.Close()
+	u := b.updater()
+	for _, tc := range []struct{ url, words string }{
+		{"ftp://example.com/x.update", "not an http:// or https:// address"},
+		{srv.URL + "/missing.update", "404 Not Found"},
+		{"http://127.0.0.1:1/x.update", "could not fetch"},
+	} {
+		if err := u.Fetch(context.Background(), tc.url, Options{}); CodeOf(err) != CodeFetchFailed || !strings.Contains(err.Error(), tc.words) {
+			t.Errorf("Fetch(%s) = %v, want %s with %q", tc.url, err, CodeFetchFailed, tc.words)
+		}
+	}
+	if err := u.Fetch(context.Background(), srv.URL+"/v2.update", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	<-b.reboots
+	if got, _ := os.ReadFile(filepath.Join(b.dir, "rootB")); !bytes.HasPrefix(got, rootImage("v2")) {
+		t.Error("slot B does not hold the fetched root image")
 	}
 }
