@@ -141,7 +141,7 @@ update-bundle: image
 
 ## test-update: A/B updates under QEMU: v1 → v2, a v3 that fails its self-check rolls back, refusals, a power cut
 test-update: build
-	@[ -f out/openlolo-$(VERSION)-rpi.img.buildinfo ] || $(MAKE) image
+	@[ -f out/openlolo-$(VERSION)-rpi.img.buildinfo ] || $(MAKE) image VERSION=$(VERSION)
 	VERSION=$(VERSION) sh image/test-update.sh
 
 ## test-image: build the image twice (byte-identical), boot it under QEMU and drive it as an owner and a client
