@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +159,36 @@ func TestSettingsWithoutUpdater(t *testing.T) {
 	res, page := upload(t, c, b.url, ownertest.FormToken(page), []byte("x"), false, true)
 	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(page, "UPDATE_UNSUPPORTED") {
 		t.Errorf("upload: %d %s", res.StatusCode, page)
+	}
+}
+
+// TestSettingsUpdateURL: the box fetches a pasted URL in the background
+// and the Settings page reloads itself with the progress until the box
+// restarts.
+func TestSettingsUpdateURL(t *testing.T) {
+	t.Parallel()
+	card := newUpdateCard(t)
+	bundle := card.bundle(t, card.key, "v2", 2000)
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(bundle) }))
+	defer files.Close()
+	b, c := claimedBox(t, boxOpts{updater: card.u})
+	_, page := ownertest.Get(t, c, b.url, "/settings")
+	csrf := ownertest.FormToken(page)
+	res, page := ownertest.PostForm(t, c, b.url, "/settings/update/url", url.Values{"csrf": {csrf}, "url": {files.URL + "/v2.update"}})
+	if res.StatusCode != 200 || !strings.Contains(page, "The box is fetching the bundle") {
+		t.Fatalf("POST /settings/update/url: %d %s", res.StatusCode, ownertest.Text(page))
+	}
+	select {
+	case <-card.reboots:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the fetched bundle did not install")
+	}
+	_, page = ownertest.Get(t, c, b.url, "/settings")
+	if !strings.Contains(page, "Version v2 is written and checked") || !strings.Contains(page, `data-reload="2"`) {
+		t.Errorf("Settings after the fetch: %s", ownertest.Text(page))
+	}
+	res, _ = ownertest.PostForm(t, c, b.url, "/settings/update/url", url.Values{"csrf": {"forged"}, "url": {files.URL}})
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("forged token: %d", res.StatusCode)
 	}
 }
