@@ -33,6 +33,11 @@ type AppsArgs struct {
 	IncludeHidden bool `json:"include_hidden,omitempty" desc:"Accepted for compatibility; this box lists no hidden apps."`
 }
 
+// FindTextArgs are openlolo_find_text's arguments.
+type FindTextArgs struct {
+	Query string `json:"query,omitempty" desc:"Text to find (case-insensitive, runs of spaces count as one); empty lists every line of text top to bottom."`
+}
+
 // OperationStatusArgs are openlolo_operation_status's arguments.
 type OperationStatusArgs struct {
 	OperationID string `json:"operation_id" desc:"The operation's UUID."`

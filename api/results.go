@@ -121,6 +121,31 @@ type Frame struct {
 // ScreenshotResult is openlolo_screenshot's result.
 type ScreenshotResult = Frame
 
+// TextBox is a piece of text OCR found on the screen, placed as fractions
+// of the frame the answer names (0..1, from the top left).
+type TextBox struct {
+	Text       string  `json:"text"`
+	Confidence float64 `json:"confidence" desc:"The OCR engine's confidence, 0..1."`
+	X          float64 `json:"x" desc:"Left edge, a fraction of the frame's width."`
+	Y          float64 `json:"y" desc:"Top edge, a fraction of the frame's height."`
+	Width      float64 `json:"width"`
+	Height     float64 `json:"height"`
+	CenterX    float64 `json:"center_x" desc:"Where to tap it: pass center_x and center_y with the answer's frame_id."`
+	CenterY    float64 `json:"center_y"`
+}
+
+// FindTextResult is openlolo_find_text's result. The screenshot it read
+// becomes the caller's latest frame, so its frame_id goes straight into a
+// tap.
+type FindTextResult struct {
+	FrameID       string    `json:"frame_id"`
+	GeometryEpoch string    `json:"geometry_epoch"`
+	Query         string    `json:"query"`
+	Matches       []TextBox `json:"matches" desc:"With a query: the text that contains it, top to bottom (the shortest run of words of each line that does)."`
+	Lines         []TextBox `json:"lines" desc:"Without a query: every line of text on the screen, top to bottom."`
+	Engine        string    `json:"engine" desc:"The OCR engine that read the screen."`
+}
+
 // App is an app the box can launch.
 type App struct {
 	BundleID string `json:"bundle_id"`

@@ -25,6 +25,7 @@ const (
 	ToolOpenURL         Tool = "openlolo_open_url"
 	ToolControl         Tool = "openlolo_control"
 	ToolCancel          Tool = "openlolo_cancel"
+	ToolFindText        Tool = "openlolo_find_text"
 )
 
 // Scope is an OAuth scope a grant carries.

@@ -22,6 +22,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/mcp"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
@@ -230,6 +231,9 @@ func (b *Box) routes() error {
 		Phone:  b.cfg.Phone,
 		Grants: b.oauth,
 		Logger: b.log.With("service", "control"),
+		// The tesseract program the image ships; where it is missing,
+		// openlolo_find_text says what to install.
+		OCR: ocr.Tesseract{},
 	})
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)

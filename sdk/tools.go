@@ -279,6 +279,14 @@ func (c *Client) Apps(ctx context.Context, query string) (*Result, error) {
 	return c.call(ctx, api.ToolApps, api.AppsArgs{Query: query})
 }
 
+// FindText reads the text on the phone's screen: the matches of query
+// (case-insensitive), or every line when query is empty, with boxes as
+// fractions of the frame the answer names (now the caller's latest, to tap
+// a match's centre on). [Decode] reads the result as an api.FindTextResult.
+func (c *Client) FindText(ctx context.Context, query string) (*Result, error) {
+	return c.call(ctx, api.ToolFindText, api.FindTextArgs{Query: query})
+}
+
 // Watch long-polls for events after cursor ("" for the start), waiting up
 // to waitMS milliseconds (0: the box's default), for the given kinds (all
 // when empty). [Decode] reads the result as an api.WatchResult.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/ocr"
 	"log/slog"
 	"sync"
 	"time"
@@ -69,6 +70,9 @@ type Config struct {
 	Limits Limits
 	// Grants, when set, lets a held watch notice a revoked grant.
 	Grants Grants
+	// OCR reads the screen's text for openlolo_find_text (nil: the tool
+	// answers UNSUPPORTED).
+	OCR ocr.Engine
 }
 
 // Client is who calls: the OAuth client and its grant.
@@ -86,6 +90,7 @@ type Service struct {
 	log    *slog.Logger
 	lim    Limits
 	grants Grants
+	ocr    ocr.Engine
 	base   context.Context // lives as long as New's ctx
 	key    []byte          // fingerprint key
 	boot   string          // frame id prefix, new at every start
@@ -115,7 +120,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		st: cfg.Store, ph: cfg.Phone, now: cfg.Now, log: cfg.Logger,
-		lim: cfg.Limits.withDefaults(), grants: cfg.Grants, base: ctx,
+		lim: cfg.Limits.withDefaults(), grants: cfg.Grants, ocr: cfg.OCR, base: ctx,
 		slot:     make(chan struct{}, 1),
 		pending:  map[string]*pending{},
 		frames:   map[string]clientFrame{},

@@ -16,6 +16,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/sim"
 )
@@ -54,7 +55,9 @@ func TestAnswersGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ph.Close()
-		ctl, err := control.New(ctx, control.Config{Store: st, Phone: ph, Now: time.Now})
+		// The real OCR engine (scripts/deps.sh installs it): tesseract
+		// reads the same pixels the same way on every run.
+		ctl, err := control.New(ctx, control.Config{Store: st, Phone: ph, Now: time.Now, OCR: ocr.Tesseract{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +98,7 @@ func TestAnswersGolden(t *testing.T) {
 		pair(api.ToolScreenshot, `{"max_size":256}`, `{"max_size":64}`)
 		pair(api.ToolApps, `{"query":"note"}`, `{"query":"`+strings.Repeat("n", api.MaxQuery+1)+`"}`)
 		pair(api.ToolDeviceInfo, `{}`, `{"model":"x"}`)
+		pair(api.ToolFindText, `{"query":"notes"}`, `{"query":"`+strings.Repeat("n", api.MaxQuery+1)+`"}`)
 		f := frame()
 		pair(api.ToolTap, `{`+f+`,"x":0.5,"y":0.05,"settle":0,"operation_id":"`+goldenOpTap+`"}`, `{"frame_id":"00-1","geometry_epoch":"1","x":0.5,"y":0.05}`)
 		pair(api.ToolOperationStatus, `{"operation_id":"`+goldenOpTap+`"}`, `{"operation_id":"`+goldenOpOther+`"}`)

@@ -183,8 +183,8 @@ func TestClientFlowFakePhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 18 {
-		t.Fatalf("tools/list has %d tools, want 18", len(tools.Tools))
+	if len(tools.Tools) != 19 {
+		t.Fatalf("tools/list has %d tools, want 19", len(tools.Tools))
 	}
 	res, shot := call(t, cs, "openlolo_screenshot", map[string]any{"max_size": 128})
 	mustOK(t, "screenshot", shot)
@@ -232,9 +232,9 @@ func TestToolsListByScope(t *testing.T) {
 		has    string
 		hasNot string
 	}{
-		{readScope, 8, "openlolo_pause", "openlolo_tap"},
+		{readScope, 9, "openlolo_find_text", "openlolo_tap"},
 		{controlScope, 10, "openlolo_tap", "openlolo_screenshot"},
-		{bothScopes, 18, "openlolo_watch", ""},
+		{bothScopes, 19, "openlolo_watch", ""},
 		{nil, 0, "", "openlolo_status"},
 	}
 	for i, c := range cases {

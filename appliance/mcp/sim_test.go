@@ -22,6 +22,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/mcp"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/sim"
@@ -53,7 +54,7 @@ func newSimBoxB(t testing.TB) *simBox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := control.New(ctx, control.Config{Store: st, Phone: ph, Grants: oa})
+	ctl, err := control.New(ctx, control.Config{Store: st, Phone: ph, Grants: oa, OCR: ocr.Tesseract{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestSimJourney(t *testing.T) {
 	ctx := context.Background()
 	cs := b.session(t, b.token(t, "e2e agent", "phone:read phone:control"))
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 18 {
+	if err != nil || len(tools.Tools) != 19 {
 		t.Fatalf("tools/list: %v, %v", tools, err)
 	}
 	res, shot := call(t, cs, "openlolo_screenshot", nil)

@@ -146,5 +146,8 @@ func catalog() []*tool {
 		define(spec{name: api.ToolCancel, title: "Cancel an operation", scope: c, mutating: true, ann: controlAnn("Cancel an operation"),
 			desc: "Stops one of YOUR queued or running operations (target = its operation_id). A queued one is cancelled before it reaches the phone; a running one ends OUTCOME_UNKNOWN. OPERATION_NOT_FOUND: no such operation of yours."},
 			svc((*control.Service).Cancel), said[api.CancelResult]("Cancel requested; openlolo_operation_status shows the target's final state.")),
+		define(spec{name: api.ToolFindText, title: "Find text on the screen", scope: r, ann: readAnn("Find text on the screen"),
+			desc: "Reads the text on the phone's screen now (OCR): with query (case-insensitive), the pieces of text that contain it; without, every line top to bottom. Each has its text, confidence and box as fractions of the frame the answer names; that frame becomes YOUR latest, so tap center_x, center_y with its frame_id and geometry_epoch. Icons without words are not found: use openlolo_screenshot. UNSUPPORTED: this box has no OCR engine."},
+			svc((*control.Service).FindText), sayFindText),
 	}
 }

@@ -28,6 +28,7 @@ const (
 	noteLineH   = 26.0  // note line height
 	noteMargin  = 20.0  // note side margins
 	homeEdge    = 34.0  // bottom edge band where a swipe up means Home
+	labelHit    = 28.0  // how far below a grid icon its label still opens it
 )
 
 // layout places things on a screen of a given size in pixels.

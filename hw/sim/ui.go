@@ -163,7 +163,12 @@ func (u *ui) tap(x, y float64) {
 	switch {
 	case u.st.screen == screenHome:
 		for i, r := range u.lay.iconRects(u.apps) {
-			if pt.In(r.Inset(-u.lay.px(6))) {
+			hit := r.Inset(-u.lay.px(6))
+			if !u.apps[i].dock {
+				// as on iOS, the label under a grid icon opens the app too
+				hit.Max.Y = r.Max.Y + u.lay.px(labelHit)
+			}
+			if pt.In(hit) {
 				u.open(u.apps[i])
 				return
 			}

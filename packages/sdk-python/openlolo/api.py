@@ -234,6 +234,33 @@ class App:
 
 
 @dataclass(frozen=True)
+class TextBox:
+    """A piece of text OCR found, as fractions of the answer's frame."""
+
+    text: str
+    confidence: float
+    x: float
+    y: float
+    width: float
+    height: float
+    center_x: float
+    center_y: float
+
+
+@dataclass(frozen=True)
+class FindTextResult:
+    """openlolo_find_text: the matches of query, or every line without one;
+    frame_id is the caller's latest frame, to tap center_x, center_y on."""
+
+    frame_id: str
+    geometry_epoch: str
+    query: str
+    matches: Tuple[TextBox, ...]
+    lines: Tuple[TextBox, ...]
+    engine: str
+
+
+@dataclass(frozen=True)
 class AppsResult:
     """openlolo_apps: the apps matching query."""
 
@@ -434,6 +461,7 @@ RESULTS: Dict[str, Type[Any]] = {
     "openlolo_capabilities": CapabilitiesResult,
     "openlolo_screenshot": ScreenshotResult,
     "openlolo_apps": AppsResult,
+    "openlolo_find_text": FindTextResult,
     "openlolo_device_info": DeviceInfoResult,
     "openlolo_operation_status": OperationStatusResult,
     "openlolo_watch": WatchResult,
