@@ -13,6 +13,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
@@ -35,12 +36,20 @@ type testBox struct {
 // it is claimed already, and logs the owner in.
 func startBox(t *testing.T, state string, rotate bool) *testBox {
 	t.Helper()
-	if state == "" {
-		state = t.TempDir()
-	}
 	ph, err := sim.New(sim.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	tb := startBoxOn(t, state, rotate, ph)
+	tb.Sim = ph
+	return tb
+}
+
+// startBoxOn is startBox on another phone backend (tb.Sim is then nil).
+func startBoxOn(t *testing.T, state string, rotate bool, ph phone.Phone) *testBox {
+	t.Helper()
+	if state == "" {
+		state = t.TempDir()
 	}
 	var out syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
@@ -60,7 +69,7 @@ func startBox(t *testing.T, state string, rotate bool) *testBox {
 	}
 	done := make(chan error, 1)
 	go func() { done <- box.Run(ctx) }()
-	tb := &testBox{Box: box, Sim: ph, URL: strings.TrimSuffix(box.LANURL(), "/"), State: state}
+	tb := &testBox{Box: box, URL: strings.TrimSuffix(box.LANURL(), "/"), State: state}
 	var once sync.Once
 	tb.stop = func() {
 		once.Do(func() {
