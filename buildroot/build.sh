@@ -54,7 +54,12 @@ rm -rf "$src"; mkdir -p "$src"
 git -C "$top" archive --format=tar HEAD | tar -x -C "$src"
 (cd "$src" && GOTOOLCHAIN=local GOFLAGS=-mod=mod "$go" mod vendor)
 
-# 4. Build (the version reaches openlolo.mk and the post scripts through the environment)
+# 4. Build (the version reaches openlolo.mk and the post scripts through the environment,
+# with the update key the image accepts bundles of and the build time that orders them)
+keys=${UPDATE_KEYS:-$top/keys}
+[ -f "$keys/update.pub" ] || (cd "$top" && GOTOOLCHAIN=local "$go" run ./image/bundle key -dir "$keys")
+export OPENLOLO_UPDATE_PUB="$keys/update.pub"
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$top" log -1 --format=%ct)}"
 export OPENLOLO_IMAGE_VERSION="$VERSION"
 make -C "$br" O="$out" BR2_DL_DIR="$CACHE/dl" OPENLOLO_OVERRIDE_SRCDIR="$src"
 ls -l "$out/images/openlolo-$VERSION-rpi.img"

@@ -15,7 +15,7 @@ VERSION=${VERSION:-$(git -C "$top" describe --tags --always --dirty 2>/dev/null 
 img=$OUT/openlolo-$VERSION-rpi.img
 [ -f "$img.buildinfo" ] || { echo "mkbundle: $img.buildinfo is missing: run make image first" >&2; exit 1; }
 built=$(sed -n 's/^SOURCE_DATE_EPOCH=//p' "$img.buildinfo")
-[ -f "$WORK/rootfs.squashfs" ] && [ -d "$WORK/card/boot" ] || { echo "mkbundle: $WORK has no rootfs.squashfs or card/boot: run make image first" >&2; exit 1; }
+{ [ -f "$WORK/rootfs.squashfs" ] && [ -d "$WORK/card/boot" ]; } || { echo "mkbundle: $WORK has no rootfs.squashfs or card/boot: run make image first" >&2; exit 1; }
 grep -q "^VERSION=$VERSION\$" "$WORK/root/etc/openlolo-release" 2>/dev/null ||
   { echo "mkbundle: $WORK holds another version's build than $VERSION: run make image again" >&2; exit 1; }
 cd "$top" && GOTOOLCHAIN=${GOTOOLCHAIN:-local} go run ./image/bundle build -key "$KEYS/update.key" -version "$VERSION" -board rpi \

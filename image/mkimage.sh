@@ -166,9 +166,7 @@ case "$KEYS" in /*) ;; *) KEYS=$top/$KEYS ;; esac
 if [ ! -f "$KEYS/update.pub" ]; then
   (cd "$top" && GOTOOLCHAIN=${GOTOOLCHAIN:-local} go run ./image/bundle key -dir "$KEYS") || die "making the development update key in $KEYS failed"
 fi
-mkdir -p "$R/etc/openlolo"
-install -m 0644 "$KEYS/update.pub" "$R/etc/openlolo/update.pub"
-VERSION=$VERSION OPENLOLO_BOARD=rpi "$board/post-build.sh" "$R"
+VERSION=$VERSION OPENLOLO_BOARD=rpi OPENLOLO_UPDATE_PUB=$KEYS/update.pub "$board/post-build.sh" "$R"
 find "$R" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 mksquashfs "$R" "$WORK/rootfs.squashfs" -comp xz -b 131072 -all-root -noappend -quiet -no-progress > /dev/null ||
   die "mksquashfs failed"

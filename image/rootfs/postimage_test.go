@@ -161,7 +161,12 @@ func TestPostBuild(t *testing.T) {
 		os.WriteFile(filepath.Join(root, f), []byte("#"), 0o755)
 	}
 	script := filepath.Join(board(t), "post-build.sh")
-	run(t, root, []string{"OPENLOLO_IMAGE_VERSION=1.2.3", "SOURCE_DATE_EPOCH=1700000000"}, "sh", script, root, "rpi4")
+	pub := filepath.Join(t.TempDir(), "update.pub")
+	os.WriteFile(pub, []byte("openlolo-update-ed25519 AAAA\n"), 0o644)
+	run(t, root, []string{"OPENLOLO_IMAGE_VERSION=1.2.3", "SOURCE_DATE_EPOCH=1700000000", "OPENLOLO_UPDATE_PUB=" + pub}, "sh", script, root, "rpi4")
+	if b, _ := os.ReadFile(filepath.Join(root, "etc", "openlolo", "update.pub")); string(b) != "openlolo-update-ed25519 AAAA\n" {
+		t.Errorf("update.pub on the root = %q", b)
+	}
 	if b, _ := os.ReadFile(filepath.Join(root, "etc", "openlolo-release")); string(b) != "NAME=openlolo\nVERSION=1.2.3\nBOARD=rpi4\nBUILT=1700000000\n" {
 		t.Errorf("openlolo-release = %q", b)
 	}
