@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -283,12 +284,13 @@ type controller struct{ s *control.Service }
 
 var _ owner.Controller = controller{}
 
-func (c controller) Pause(ctx context.Context, by string) error  { return c.s.Pause(ctx, by) }
+func (c controller) Pause(ctx context.Context, by string) error  { return c.s.OwnerPause(ctx, by) }
 func (c controller) Resume(ctx context.Context, by string) error { return c.s.Resume(ctx, by) }
 
 func (c controller) Lease() owner.LeaseView {
 	l := c.s.Lease()
-	return owner.LeaseView{Holder: l.Name, ClientID: l.Holder, Expires: l.Expires, Paused: l.Paused}
+	return owner.LeaseView{Holder: l.Name, ClientID: l.Holder, Expires: l.Expires, Paused: l.Paused,
+		PausedBy: l.PausedBy, ByOwner: l.PausedByOwner, PausedAt: l.PausedAt}
 }
 
 func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error) {
@@ -304,7 +306,15 @@ func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error)
 		}
 		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code}
 	}
-	return acts, nil
+	done, err := c.s.RecentActions(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range done {
+		acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Action: a.Action, Detail: a.Detail, Outcome: "done"})
+	}
+	slices.SortStableFunc(acts, func(a, b owner.Activity) int { return b.Time.Compare(a.Time) })
+	return acts[:min(n, len(acts))], nil
 }
 
 // verificationURI is the link a device-pairing request shows: on the

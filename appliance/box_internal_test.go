@@ -38,8 +38,8 @@ func TestControllerAdapter(t *testing.T) {
 	if err := c.Pause(ctx, "owner"); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Lease().Paused {
-		t.Errorf("Lease().Paused = false after Pause")
+	if l := c.Lease(); !l.Paused || !l.ByOwner || l.PausedBy != "owner" || l.PausedAt.IsZero() {
+		t.Errorf("Lease() = %+v after the owner's Pause, want paused by the owner with a time", l)
 	}
 	if err := c.Resume(ctx, "owner"); err != nil {
 		t.Fatal(err)
@@ -48,8 +48,10 @@ func TestControllerAdapter(t *testing.T) {
 		t.Errorf("Lease().Paused = true after Resume")
 	}
 	acts, err := c.Recent(ctx, 10)
-	if err != nil || len(acts) != 0 {
-		t.Errorf("Recent on an empty journal = %v, %v", acts, err)
+	// No operations; the owner's pause and resume, newest first.
+	if err != nil || len(acts) != 2 || acts[0].Action != "resume" || acts[1].Action != "pause" ||
+		acts[0].Client != "owner" || acts[1].Client != "owner" || acts[0].Tool != "" {
+		t.Errorf("Recent after the owner's pause and resume = %+v, %v", acts, err)
 	}
 }
 

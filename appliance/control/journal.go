@@ -128,6 +128,9 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 	if call.Input {
 		var e *Error
 		switch {
+		case s.paused && s.pausedOwner:
+			e = s.ownerPausedLocked()
+			e.Message += "; nothing was sent"
 		case s.paused:
 			e = api.Errorf(api.CodePaused, "input is paused (by %s); nothing was sent", s.pausedBy)
 		case s.waiting >= s.lim.Queue:
@@ -371,4 +374,19 @@ func (s *Service) Recent(ctx context.Context, n int) ([]store.Operation, error) 
 		return nil, fmt.Errorf("control: recent: %w", err)
 	}
 	return ops, nil
+}
+
+// RecentActions returns up to n pauses, resumes and other recorded actions,
+// newest first (for the box page's Activity).
+func (s *Service) RecentActions(ctx context.Context, n int) ([]store.Action, error) {
+	var acts []store.Action
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		acts, err = tx.RecentActions(n)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("control: recent actions: %w", err)
+	}
+	return acts, nil
 }

@@ -2,8 +2,10 @@ package control
 
 import (
 	"context"
-	"github.com/openlolo/openlolo/api"
 	"time"
+
+	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
 type lease struct {
@@ -17,7 +19,11 @@ type LeaseState struct {
 	Name     string // the holder's client name
 	Expires  time.Time
 	Paused   bool
-	PausedBy string
+	PausedBy string // who paused: a client's name, or the owner's "by"
+	// PausedByOwner is set when the owner paused (OwnerPause): only the
+	// owner lifts that pause.
+	PausedByOwner bool
+	PausedAt      time.Time // when input was paused; zero when not paused
 }
 
 // Lease returns the control lease now (lapsing it if its time is up).
@@ -26,7 +32,7 @@ func (s *Service) Lease() LeaseState {
 	defer s.mu.Unlock()
 	s.lapseLocked()
 	return LeaseState{Holder: s.lease.holder, Name: s.lease.name, Expires: s.lease.expires,
-		Paused: s.paused, PausedBy: s.pausedBy}
+		Paused: s.paused, PausedBy: s.pausedBy, PausedByOwner: s.pausedOwner, PausedAt: s.pausedAt}
 }
 
 // lapseLocked frees a lease whose time is up.
@@ -65,6 +71,9 @@ func (s *Service) CheckCommand(c Client, command api.Command) *Error {
 	other := s.lease.holder != "" && s.lease.holder != c.ID
 	switch command {
 	case api.CommandAcquire, api.CommandResume, api.CommandRenew, api.CommandRelease:
+		if command == api.CommandResume && s.paused && s.pausedOwner {
+			return s.ownerPausedLocked()
+		}
 		if other {
 			e := api.Errorf(api.CodeControlBusy, "%q holds control until %s", s.lease.name, s.lease.expires.UTC().Format(time.RFC3339))
 			e.RetryAfterMS = max(1, s.lease.expires.Sub(s.now()).Milliseconds())
@@ -82,6 +91,7 @@ func (s *Service) CheckCommand(c Client, command api.Command) *Error {
 func (s *Service) ControlCommand(ctx context.Context, c Client, command api.Command) (*api.ControlResult, error) {
 	s.mu.Lock()
 	var err *Error
+	resumed := false
 	switch command {
 	case api.CommandAcquire:
 		err = s.takeLocked(c)
@@ -106,15 +116,21 @@ func (s *Service) ControlCommand(ctx context.Context, c Client, command api.Comm
 			err = api.Errorf(api.CodeControlBusy, "%q holds control; only the holder can release it", s.lease.name)
 		}
 	case api.CommandResume:
-		if err = s.takeLocked(c); err == nil && s.paused {
-			s.paused, s.pausedBy = false, ""
+		if s.paused && s.pausedOwner {
+			err = s.ownerPausedLocked()
+		} else if err = s.takeLocked(c); err == nil && s.paused {
+			s.clearPauseLocked()
 			s.controlEventLocked("resumed", c.ID, c.Name)
+			resumed = true
 		}
 	default:
 		err = api.Errorf(api.CodeInvalidArguments, "command must be acquire, renew, release or resume, not %q", command)
 	}
 	res := &api.ControlResult{Control: s.leaseLocked(c), Paused: s.paused}
 	s.mu.Unlock()
+	if resumed {
+		s.recordAction(ctx, c.Name, c.ID, "resume", "resumed phone control")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -134,13 +150,51 @@ func msOrZero(t time.Time) int64 {
 	return t.UnixMilli()
 }
 
+// ownerPausedLocked is the refusal a client meets when it tries to
+// resume (or send input) while the owner's pause holds.
+func (s *Service) ownerPausedLocked() *Error {
+	e := api.Errorf(api.CodePaused, "the owner paused phone control on the box page at %s; only the owner can resume it",
+		s.pausedAt.UTC().Format(time.RFC3339))
+	e.NextSteps = []string{"the owner paused phone control: ask the owner to press Resume phone control on the box page (Status); openlolo_control command=resume cannot lift the owner's pause"}
+	return e
+}
+
+func (s *Service) clearPauseLocked() {
+	s.paused, s.pausedBy, s.pausedOwner, s.pausedAt = false, "", false, time.Time{}
+}
+
 // Pause stops all input at once: queued inputs are cancelled, the running
 // one is interrupted (it ends outcome_unknown), everything the phone holds
 // is released, and input stays blocked until Resume. by names who paused
-// (a client name, or "owner").
+// (a client name). A client's pause is lifted by the control holder's
+// openlolo_control command=resume or by the owner.
 func (s *Service) Pause(ctx context.Context, by string) error {
+	return s.pause(ctx, by, "", false)
+}
+
+// OwnerPause is the owner's pause from the box page: like Pause, but no
+// client can lift it; only the owner's Resume does. by names the owner
+// for Activity ("owner").
+func (s *Service) OwnerPause(ctx context.Context, by string) error {
+	return s.pause(ctx, by, "", true)
+}
+
+func (s *Service) pause(ctx context.Context, by, clientID string, owner bool) error {
 	s.mu.Lock()
-	s.paused, s.pausedBy = true, by
+	detail := "paused phone control"
+	if owner {
+		detail = "paused phone control; only the owner can resume"
+	}
+	if !s.paused || owner {
+		// The first pause sets when; the owner's pause on top of a
+		// client's makes it the owner's.
+		if !s.paused {
+			s.pausedAt = s.now()
+		}
+		s.pausedBy = by
+		s.pausedOwner = s.pausedOwner || owner
+	}
+	s.paused = true
 	for _, p := range s.pending {
 		if p.input {
 			p.cancel(errPaused)
@@ -148,20 +202,40 @@ func (s *Service) Pause(ctx context.Context, by string) error {
 	}
 	s.controlEventLocked("paused", "", by)
 	s.mu.Unlock()
+	s.recordAction(ctx, by, clientID, "pause", detail)
 	if err := s.ph.ReleaseAll(ctx); err != nil {
 		return PhoneError(err)
 	}
 	return nil
 }
 
-// Resume lets input run again. The box page's owner may always resume;
-// clients resume through openlolo_control, which needs control.
+// Resume lets input run again; it is the owner's (the box page's), and
+// lifts any pause, the owner's or a client's. Clients resume through
+// openlolo_control, which needs control and cannot lift the owner's pause.
 func (s *Service) Resume(ctx context.Context, by string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	was := s.paused
 	if s.paused {
-		s.paused, s.pausedBy = false, ""
+		s.clearPauseLocked()
 		s.controlEventLocked("resumed", "", by)
 	}
+	s.mu.Unlock()
+	if was {
+		s.recordAction(ctx, by, "", "resume", "resumed phone control")
+	}
 	return nil
+}
+
+// recordAction writes a pause or resume to the actions log for the box
+// page's Activity. A failed write is logged, never the caller's failure:
+// the pause itself has happened.
+func (s *Service) recordAction(ctx context.Context, actor, clientID, action, detail string) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
+	defer cancel()
+	err := s.st.Update(wctx, func(tx *store.Tx) error {
+		return tx.InsertAction(store.Action{At: s.now(), Actor: actor, ClientID: clientID, Action: action, Detail: detail})
+	})
+	if err != nil {
+		s.log.Warn("control: record action", "action", action, "actor", actor, "err", err)
+	}
 }

@@ -101,11 +101,15 @@ type Service struct {
 	lease    lease
 	paused   bool
 	pausedBy string
-	waiting  int
-	pending  map[string]*pending // queued or running operations by id
-	frames   map[string]clientFrame
-	windows  map[string]*window
-	expiring map[string]bool // grants told they are expiring
+	// pausedOwner is set when the owner paused from the box page: then
+	// only the owner resumes, never a client's openlolo_control.
+	pausedOwner bool
+	pausedAt    time.Time
+	waiting     int
+	pending     map[string]*pending // queued or running operations by id
+	frames      map[string]clientFrame
+	windows     map[string]*window
+	expiring    map[string]bool // grants told they are expiring
 
 	ev events
 }

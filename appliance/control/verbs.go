@@ -200,7 +200,7 @@ func (s *Service) PauseInput(ctx context.Context, c Client, a api.PauseArgs) Rep
 	a.OperationID = ""
 	return reply(Do(ctx, s, Call[api.PauseResult]{Client: c, Tool: api.ToolPause, OperationID: id, Args: a,
 		Run: func(ctx context.Context) (*api.PauseResult, error) {
-			if err := s.Pause(ctx, c.Name); err != nil {
+			if err := s.pause(ctx, c.Name, c.ID, false); err != nil {
 				return nil, err
 			}
 			return &api.PauseResult{Paused: true}, nil

@@ -50,6 +50,9 @@ func (f *fakeControl) Lease() owner.LeaseView {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	lv := owner.LeaseView{Paused: f.paused}
+	if f.paused {
+		lv.PausedBy, lv.ByOwner, lv.PausedAt = "owner", true, time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC)
+	}
 	if f.holder != "" {
 		lv.Holder, lv.ClientID, lv.Expires = f.holder, "client-1", time.Date(2026, 11, 29, 12, 1, 30, 0, time.UTC)
 	}

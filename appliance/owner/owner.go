@@ -71,13 +71,16 @@ type BoxInfo struct {
 // Controller is what the pages need from the control service. An adapter
 // in the appliance package implements it over control.Service.
 type Controller interface {
-	// Pause stops all input at once; by names who asked ("owner").
+	// Pause stops all input at once; by names who asked ("owner"). The
+	// owner's pause is lifted only by the owner's Resume, never by a
+	// client.
 	Pause(ctx context.Context, by string) error
-	// Resume lets input run again.
+	// Resume lets input run again, whoever paused it.
 	Resume(ctx context.Context, by string) error
 	// Lease says who holds control now.
 	Lease() LeaseView
-	// Recent returns the n most recent operations, newest first.
+	// Recent returns the n most recent operations and actions (pause,
+	// resume, ...), newest first.
 	Recent(ctx context.Context, n int) ([]Activity, error)
 }
 
@@ -87,6 +90,9 @@ type LeaseView struct {
 	ClientID string
 	Expires  time.Time
 	Paused   bool
+	PausedBy string    // who paused: "owner" or a client's name
+	ByOwner  bool      // the owner paused; only the owner resumes
+	PausedAt time.Time // when input was paused
 }
 
 // Activity is one operation as the Activity page shows it. It carries no
@@ -97,6 +103,11 @@ type Activity struct {
 	Tool    string
 	Outcome string
 	Code    string // error code when it failed
+	// Action, for a row that is not a tool call, is what was done
+	// ("pause", "resume", ...) and Detail says it in words; Client is then
+	// who did it ("owner" or a client's name).
+	Action string
+	Detail string
 }
 
 // Pages is the box page.

@@ -50,6 +50,7 @@ func (p *Pages) parseTemplates() error {
 		"ago":      p.ago,
 		"left":     p.left,
 		"clock":    clock,
+		"stamp":    stamp,
 		"scope":    scopeWords,
 		"mask":     maskID,
 		"lifeName": lifeName,
@@ -189,6 +190,14 @@ func span(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
 	}
+}
+
+// stamp formats t to the second in the box's time zone, naming the zone.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Local().Format("2006-01-02 15:04:05 MST")
 }
 
 // clock formats t in UTC for tables.

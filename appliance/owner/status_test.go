@@ -71,7 +71,8 @@ func TestStatusPage(t *testing.T) {
 	// Pause, then Resume, through the Controller.
 	tok := ownertest.CSRF(t, c, b.url)
 	res, body = ownertest.PostForm(t, c, b.url, "/status/pause", url.Values{"csrf": {tok}})
-	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Phone control is paused") || !strings.Contains(body, "Resume phone control") {
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Phone control is paused") || !strings.Contains(body, "Resume phone control") ||
+		!strings.Contains(ownertest.Text(body), "by you (the owner) since "+time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC).Local().Format("2006-01-02 15:04:05 MST")) {
 		t.Fatalf("pause: %d %q", res.StatusCode, ownertest.Text(body))
 	}
 	if !ctl.Lease().Paused {
@@ -113,10 +114,11 @@ func TestActivityPage(t *testing.T) {
 	ctl := &fakeControl{recent: []owner.Activity{
 		{Time: t0, Client: "agent <b>", Tool: "openlolo_tap", Outcome: "succeeded"},
 		{Time: t0.Add(-time.Minute), Client: "script", Tool: "openlolo_type_text", Outcome: "failed", Code: "UNSUPPORTED_TEXT"},
+		{Time: t0.Add(-2 * time.Minute), Client: "owner", Action: "pause", Detail: "paused phone control; only the owner can resume", Outcome: "done"},
 	}}
 	b, c := claimedBox(t, boxOpts{control: ctl})
 	body := mustGet(t, c, b.url, "/activity")
-	for _, want := range []string{"2026-11-29 11:59 UTC", "agent &lt;b&gt;", "openlolo_tap", "succeeded", "openlolo_type_text", "UNSUPPORTED_TEXT"} {
+	for _, want := range []string{t0.Local().Format("2006-01-02 15:04:05 MST"), "paused phone control; only the owner can resume", "agent &lt;b&gt;", "openlolo_tap", "succeeded", "openlolo_type_text", "UNSUPPORTED_TEXT"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("Activity page lacks %q: %s", want, ownertest.Text(body))
 		}

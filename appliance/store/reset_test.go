@@ -43,6 +43,7 @@ func fillAll(t *testing.T, s *Store) {
 			},
 			func() error { _, err := tx.InsertEvent(Event{At: now, Kind: "frame", Data: "{}"}); return err },
 			func() error { return tx.SetSetting("journal.key", "kept") },
+			func() error { return tx.InsertAction(Action{At: now, Actor: "owner", Action: "pause"}) },
 		}
 		for _, step := range steps {
 			if err := step(); err != nil {
