@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skip2/go-qrcode"
 )
 
 // SSIDPrefix starts the setup network's name; [SSID] adds the box's
@@ -137,4 +139,45 @@ The setup network opens when the box has no network, 2 minutes after it
 loses it, when the button is held for 5 seconds, or from Settings; it
 closes 10 minutes after opening.
 `, c.SSID, c.Password, c.WiFiQR(), c.PageURL)
+}
+
+// Card files, in the boot partition's openlolo folder.
+const (
+	CardText   = "setup-card.txt"
+	CardWiFiQR = "setup-wifi-qr.png" // the Wi-Fi QR code: a phone's camera joins from it
+	CardPageQR = "setup-page-qr.png" // the page URL's QR code
+)
+
+// qrSize is the QR images' side in pixels.
+const qrSize = 384
+
+// WriteFiles writes the card's text and its two QR codes into dir (the
+// boot partition's openlolo folder), each file replaced whole. They hold
+// the setup password, so they are mode 0600 (a FAT boot partition ignores
+// modes: the card is readable by whoever holds it, as a printed card is).
+func (c Card) WriteFiles(dir string) error {
+	wifiPNG, err := qrcode.Encode(c.WiFiQR(), qrcode.Medium, qrSize)
+	if err != nil {
+		return fmt.Errorf("setupnet: card: Wi-Fi QR code: %w", err)
+	}
+	pagePNG, err := qrcode.Encode(c.PageURL, qrcode.Medium, qrSize)
+	if err != nil {
+		return fmt.Errorf("setupnet: card: page QR code: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("setupnet: card: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{CardText, []byte(c.Text())}, {CardWiFiQR, wifiPNG}, {CardPageQR, pagePNG}} {
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path+".tmp", f.b, 0o600); err != nil {
+			return fmt.Errorf("setupnet: card: %w", err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			return fmt.Errorf("setupnet: card: %w", err)
+		}
+	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package setupnet_test
 
 import (
+	"bytes"
 	"flag"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,5 +100,49 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if string(got) != string(want) {
 		t.Fatalf("%s differs (run with -update after checking):\n%s", path, got)
+	}
+}
+
+func TestCardWriteFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "openlolo")
+	c := setupnet.Card{SSID: "openlolo-setup-3f2a", Password: "k7dm-2xqa-9fhe-wp3t", PageURL: "http://192.168.4.1/"}
+	if err := c.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, setupnet.CardText))
+	if err != nil || string(text) != c.Text() {
+		t.Fatalf("card text: %v\n%s", err, text)
+	}
+	var pngs [][]byte
+	for _, name := range []string{setupnet.CardWiFiQR, setupnet.CardPageQR} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil || img.Bounds().Dx() != img.Bounds().Dy() || img.Bounds().Dx() < 256 {
+			t.Fatalf("%s: %v, bounds %v", name, err, img.Bounds())
+		}
+		pngs = append(pngs, b)
+	}
+	if bytes.Equal(pngs[0], pngs[1]) {
+		t.Fatal("the Wi-Fi and page QR codes are the same image")
+	}
+	// Written again with a new password, the files follow.
+	c.Password = "22222222"
+	if err := c.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(filepath.Join(dir, setupnet.CardText)); !bytes.Contains(text, []byte("password: 22222222")) {
+		t.Fatalf("card not rewritten:\n%s", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, setupnet.CardWiFiQR)); bytes.Equal(b, pngs[0]) {
+		t.Fatal("Wi-Fi QR code not rewritten")
+	}
+	// A folder that cannot be made is an error.
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	if err := c.WriteFiles(filepath.Join(blocker, "openlolo")); err == nil {
+		t.Fatal("WriteFiles into a file succeeded")
 	}
 }

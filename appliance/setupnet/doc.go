@@ -1,7 +1,7 @@
 // Package setupnet is the policy of the box's setup Wi-Fi network: when it
 // opens and closes ([Machine]), what the person may type ([CheckSSID],
 // [CheckPassphrase]), its name and password ([SSID], [LoadPassword]), the
-// setup card ([Card]), and what a phone on it meets: every DNS name
+// setup card ([Card], its text and QR codes), and what a phone on it meets: every DNS name
 // answers with the box ([DNS]) and every foreign web request, the phones'
 // captive-portal probes among them, is sent to the box page ([Captive]).
 //
