@@ -31,7 +31,7 @@ var argTypes = map[Tool]reflect.Type{
 	ToolKey: reflect.TypeFor[KeyArgs](), ToolButton: reflect.TypeFor[ButtonArgs](),
 	ToolLaunchApp: reflect.TypeFor[LaunchAppArgs](), ToolOpenURL: reflect.TypeFor[OpenURLArgs](),
 	ToolControl: reflect.TypeFor[ControlArgs](), ToolCancel: reflect.TypeFor[CancelArgs](),
-	ToolFindText: reflect.TypeFor[FindTextArgs](),
+	ToolFindText: reflect.TypeFor[FindTextArgs](), ToolShortcut: reflect.TypeFor[ShortcutArgs](),
 }
 
 // TestBoundsCoverArguments: every number argument has a range in the

@@ -123,6 +123,12 @@ type KeyArgs struct {
 	Modifiers []Modifier `json:"modifiers,omitempty" desc:"Modifiers held during the key."`
 }
 
+// ShortcutArgs are openlolo_shortcut's arguments.
+type ShortcutArgs struct {
+	InputOptions
+	Shortcut Shortcut `json:"shortcut" desc:"The shortcut; openlolo_capabilities lists the phone's (iOS: home, spotlight, select_all, copy, paste, undo, app_switcher; Android: home, back, recents, notifications)."`
+}
+
 // ButtonArgs are openlolo_button's arguments.
 type ButtonArgs struct {
 	InputOptions

@@ -75,6 +75,7 @@ type CapabilitiesResult struct {
 	LaunchApp   bool              `json:"launch_app"`
 	OpenURL     []string          `json:"open_url" desc:"URL schemes openlolo_open_url opens (* for any)."`
 	Native      NativeCapability  `json:"native" desc:"What the phone does itself; the rest the box does with keyboard recipes."`
+	Shortcuts   []Shortcut        `json:"shortcuts" desc:"The shortcuts openlolo_shortcut performs on this phone."`
 }
 
 // NativeCapability is what the phone's backend does itself.
@@ -244,6 +245,7 @@ type (
 	TypeTextResult  = InputResult
 	KeyResult       = InputResult
 	ButtonResult    = InputResult
+	ShortcutResult  = InputResult
 	OpenURLResult   = InputResult
 )
 

@@ -26,6 +26,7 @@ const (
 	ToolControl         Tool = "openlolo_control"
 	ToolCancel          Tool = "openlolo_cancel"
 	ToolFindText        Tool = "openlolo_find_text"
+	ToolShortcut        Tool = "openlolo_shortcut"
 )
 
 // Scope is an OAuth scope a grant carries.
@@ -124,6 +125,45 @@ const (
 func (Button) Enum() []string {
 	return []string{string(ButtonHome), string(ButtonLock), string(ButtonVolumeUp), string(ButtonVolumeDown),
 		string(ButtonMute), string(ButtonBack), string(ButtonAppSwitch)}
+}
+
+// Shortcut is a named shortcut openlolo_shortcut performs; which ones a
+// phone takes depends on its platform ([Shortcuts]).
+type Shortcut string
+
+// Shortcuts by name. iOS: home, spotlight, select_all, copy, paste, undo,
+// app_switcher; Android: home, back, recents, notifications.
+const (
+	ShortcutHome          Shortcut = "home"
+	ShortcutSpotlight     Shortcut = "spotlight"
+	ShortcutSelectAll     Shortcut = "select_all"
+	ShortcutCopy          Shortcut = "copy"
+	ShortcutPaste         Shortcut = "paste"
+	ShortcutUndo          Shortcut = "undo"
+	ShortcutAppSwitcher   Shortcut = "app_switcher"
+	ShortcutBack          Shortcut = "back"
+	ShortcutRecents       Shortcut = "recents"
+	ShortcutNotifications Shortcut = "notifications"
+)
+
+// Enum lists every shortcut name of every platform.
+func (Shortcut) Enum() []string {
+	var out []string
+	for _, s := range append(Shortcuts(PlatformIOS), Shortcuts(PlatformAndroid)[1:]...) {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// Shortcuts lists the shortcuts of platform p (none for an unknown one).
+func Shortcuts(p Platform) []Shortcut {
+	switch p {
+	case PlatformIOS:
+		return []Shortcut{ShortcutHome, ShortcutSpotlight, ShortcutSelectAll, ShortcutCopy, ShortcutPaste, ShortcutUndo, ShortcutAppSwitcher}
+	case PlatformAndroid:
+		return []Shortcut{ShortcutHome, ShortcutBack, ShortcutRecents, ShortcutNotifications}
+	}
+	return nil
 }
 
 // ImageFormat is a screenshot's encoding.

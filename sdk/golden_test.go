@@ -42,7 +42,7 @@ func TestGoldenAnswersDecode(t *testing.T) {
 		api.ToolKey: strictly[api.KeyResult], api.ToolButton: strictly[api.ButtonResult],
 		api.ToolLaunchApp: strictly[api.LaunchAppResult], api.ToolOpenURL: strictly[api.OpenURLResult],
 		api.ToolControl: strictly[api.ControlResult], api.ToolCancel: strictly[api.CancelResult],
-		api.ToolFindText: strictly[api.FindTextResult],
+		api.ToolFindText: strictly[api.FindTextResult], api.ToolShortcut: strictly[api.ShortcutResult],
 	}
 	files, err := filepath.Glob("../api/testdata/answers/*.json")
 	if err != nil || len(files) != len(decoders) {

@@ -87,7 +87,7 @@ func (s *Service) Capabilities(ctx context.Context, c Client, _ api.Capabilities
 			SwipeSeconds: []float64{api.MinGesture, api.MaxGesture}, SwipeHold: []float64{0, api.MaxGesture}},
 		Screenshots: api.ImageCapability{Formats: formats, MaxSize: []int{api.MinImageSize, api.MaxImageSize},
 			DefaultMaxSize: api.DefaultMaxSize},
-		LaunchApp: len(info.Apps) > 0, OpenURL: schemes,
+		LaunchApp: len(info.Apps) > 0, OpenURL: schemes, Shortcuts: shortcuts(info),
 		Native: api.NativeCapability{LaunchApp: info.Can.LaunchApp, OpenURL: info.Can.OpenURL, Clipboard: info.Can.Clipboard},
 	}))
 }

@@ -110,6 +110,7 @@ func TestAnswersGolden(t *testing.T) {
 		pair(api.ToolTypeText, `{"text":"Hello, box!","observe":false}`, `{"text":"h\u00e9llo"}`)
 		pair(api.ToolKey, `{"key":"a","modifiers":["shift"],"observe":false}`, `{"key":"hyper"}`)
 		pair(api.ToolButton, `{"button":"home","observe":false}`, `{"button":"back"}`)
+		pair(api.ToolShortcut, `{"shortcut":"spotlight","observe":false}`, `{"shortcut":"back"}`)
 		pair(api.ToolLaunchApp, `{"bundle_id":"com.apple.mobilenotes","observe":false}`, `{"bundle_id":"com.example.nothing"}`)
 		pair(api.ToolOpenURL, `{"url":"https://example.com/box","observe":false}`, `{"url":"ftp://example.com/x"}`)
 		pair(api.ToolCancel, `{"target":"`+goldenOpTap+`"}`, `{"target":"`+goldenOpOther+`"}`)

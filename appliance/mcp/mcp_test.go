@@ -183,8 +183,8 @@ func TestClientFlowFakePhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 19 {
-		t.Fatalf("tools/list has %d tools, want 19", len(tools.Tools))
+	if len(tools.Tools) != 20 {
+		t.Fatalf("tools/list has %d tools, want 20", len(tools.Tools))
 	}
 	res, shot := call(t, cs, "openlolo_screenshot", map[string]any{"max_size": 128})
 	mustOK(t, "screenshot", shot)
@@ -233,8 +233,8 @@ func TestToolsListByScope(t *testing.T) {
 		hasNot string
 	}{
 		{readScope, 9, "openlolo_find_text", "openlolo_tap"},
-		{controlScope, 10, "openlolo_tap", "openlolo_screenshot"},
-		{bothScopes, 19, "openlolo_watch", ""},
+		{controlScope, 11, "openlolo_shortcut", "openlolo_screenshot"},
+		{bothScopes, 20, "openlolo_watch", ""},
 		{nil, 0, "", "openlolo_status"},
 	}
 	for i, c := range cases {

@@ -7,7 +7,8 @@ import (
 
 // TestFindTextJourney: through the real endpoint on the sim, an agent
 // finds "Notes" by its text, taps the match's centre with the answer's
-// frame, types, and finds the typed text on the new screen.
+// frame, types, finds the typed text on the new screen, and goes home with
+// the home shortcut.
 func TestFindTextJourney(t *testing.T) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Skip("no tesseract here (scripts/deps.sh installs it)")
@@ -37,5 +38,14 @@ func TestFindTextJourney(t *testing.T) {
 	mustOK(t, "lines", lines)
 	if ls, _ := lines["lines"].([]any); len(ls) < 2 {
 		t.Fatalf("lines: %v", lines)
+	}
+	_, home := call(t, cs, "openlolo_shortcut", map[string]any{"shortcut": "home", "observe": false})
+	mustOK(t, "home shortcut", home)
+	if b.sim.Screen() != "home" {
+		t.Fatalf("after the home shortcut the sim shows %q", b.sim.Screen())
+	}
+	_, refused := call(t, cs, "openlolo_shortcut", map[string]any{"shortcut": "notifications"})
+	if e, _ := refused["error"].(map[string]any); e["code"] != "UNSUPPORTED" {
+		t.Fatalf("an Android shortcut on the iPhone: %v", refused)
 	}
 }

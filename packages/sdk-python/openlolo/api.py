@@ -201,6 +201,7 @@ class CapabilitiesResult:
     launch_app: bool
     open_url: Tuple[str, ...]
     native: NativeCapability
+    shortcuts: Tuple[str, ...]
 
 
 # ------------------------------------------------------------------ frames
@@ -440,7 +441,7 @@ class InputResult:
     cadence: Optional[Cadence] = _omitempty()
 
 
-TapResult = LongPressResult = SwipeResult = TypeTextResult = KeyResult = ButtonResult = OpenURLResult = InputResult
+TapResult = LongPressResult = SwipeResult = TypeTextResult = KeyResult = ButtonResult = OpenURLResult = ShortcutResult = InputResult
 
 
 @dataclass(frozen=True)
@@ -472,6 +473,7 @@ RESULTS: Dict[str, Type[Any]] = {
     "openlolo_type_text": TypeTextResult,
     "openlolo_key": KeyResult,
     "openlolo_button": ButtonResult,
+    "openlolo_shortcut": ShortcutResult,
     "openlolo_launch_app": LaunchAppResult,
     "openlolo_open_url": OpenURLResult,
     "openlolo_control": ControlResult,
@@ -631,6 +633,7 @@ MUTATING_TOOLS = frozenset(
         "openlolo_type_text",
         "openlolo_key",
         "openlolo_button",
+        "openlolo_shortcut",
         "openlolo_launch_app",
         "openlolo_open_url",
         "openlolo_control",
