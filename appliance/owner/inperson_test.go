@@ -1,0 +1,51 @@
+package owner_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+)
+
+// TestClaimInPerson: the setup network's claim takes no code, but the LAN
+// claim form still does; the claimed box's passphrase then logs in.
+func TestClaimInPerson(t *testing.T) {
+	b := newBox(t, boxOpts{})
+	ctx := context.Background()
+	c := ownertest.NewClient(t, b.srv)
+	tok := ownertest.FormToken(mustGet(t, c, b.url, "/claim"))
+	res, body := ownertest.PostForm(t, c, b.url, "/claim", url.Values{"csrf": {tok}, "passphrase": {testPass}, "confirm": {testPass}})
+	if res.StatusCode != http.StatusForbidden {
+		t.Fatalf("LAN claim without the code: %d %q, want 403", res.StatusCode, ownertest.Text(body))
+	}
+	if ok, err := b.pages.Claimed(ctx); ok || err != nil {
+		t.Fatalf("Claimed after the refused LAN claim = %v, %v", ok, err)
+	}
+	if err := b.pages.ClaimInPerson(ctx, "short"); !errors.Is(err, owner.ErrBadPassphrase) {
+		t.Fatalf("ClaimInPerson(short) = %v, want ErrBadPassphrase", err)
+	}
+	if ok, _ := b.pages.IsOwnerPassphrase(ctx, testPass); ok {
+		t.Fatal("IsOwnerPassphrase true on an unclaimed box")
+	}
+	if err := b.pages.ClaimInPerson(ctx, testPass); err != nil {
+		t.Fatalf("ClaimInPerson: %v", err)
+	}
+	if _, err := os.Stat(b.setupFile); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("setup code file after the claim: %v, want it deleted", err)
+	}
+	if err := b.pages.ClaimInPerson(ctx, "another passphrase"); !errors.Is(err, owner.ErrAlreadyClaimed) {
+		t.Errorf("second ClaimInPerson = %v, want ErrAlreadyClaimed", err)
+	}
+	for pass, want := range map[string]bool{testPass: true, "another passphrase": false} {
+		if ok, err := b.pages.IsOwnerPassphrase(ctx, pass); ok != want || err != nil {
+			t.Errorf("IsOwnerPassphrase(%q) = %v, %v; want %v", pass, ok, err, want)
+		}
+	}
+	ownertest.Login(t, ownertest.NewClient(t, b.srv), b.url, testPass)
+}

@@ -1,0 +1,303 @@
+package setupnet
+
+import (
+	"context"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// Seen is a network the radio sees.
+type Seen struct {
+	SSID     string // "" for a hidden network (join it by name)
+	Signal   int    // dBm
+	Security string // e.g. "wpa2-personal", "open"
+}
+
+// Scanner lists the networks the radio sees; cmd/openlolo adapts hw/wifi.
+type Scanner interface {
+	Scan(ctx context.Context) ([]Seen, error)
+}
+
+// Owner is the box's owner as the setup page needs it; appliance/owner's
+// Pages implements it.
+type Owner interface {
+	// Claimed reports whether the box has an owner.
+	Claimed(ctx context.Context) (bool, error)
+	// ClaimInPerson claims the unclaimed box without the setup code: the
+	// setup network is the proof of presence. It returns ErrClaimed or
+	// ErrOwnerPassphrase for those refusals.
+	ClaimInPerson(ctx context.Context, passphrase string) error
+	// IsOwnerPassphrase checks the owner's passphrase.
+	IsOwnerPassphrase(ctx context.Context, passphrase string) (bool, error)
+}
+
+// Page is the setup network's own page: scan, join, the handoff, the last
+// failure, and the claim. It is served on plain HTTP behind [Captive], on
+// the setup network's address only: it answers nothing that arrived on
+// another local address, so mounting it on the LAN listener by mistake
+// cannot turn the LAN into a presence proof. Form posts are checked with
+// http.CrossOriginProtection (no cookies: the box is unclaimed, and the
+// Secure session cookie cannot live on plain HTTP). Once the box has an
+// owner, joining takes the owner's passphrase.
+type Page struct {
+	Machine *Machine
+	Scanner Scanner
+	Owner   Owner
+	// Addr is the setup network's address (e.g. 192.168.4.1).
+	Addr netip.Addr
+	// BoxName is the box's .local name ("openlolo-3f2a.local") and LANURL
+	// the address to open once the box is on the home network
+	// ("https://openlolo-3f2a.local/").
+	BoxName string
+	LANURL  string
+	Log     *slog.Logger
+}
+
+// Handler returns the page's handler.
+func (p *Page) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", p.index)
+	mux.HandleFunc("POST /join", p.join)
+	mux.HandleFunc("POST /claim", p.claim)
+	cop := http.NewCrossOriginProtection()
+	return p.onSetupNetwork(cop.Handler(mux))
+}
+
+// onSetupNetwork refuses requests that arrived on another local address.
+func (p *Page) onSetupNetwork(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !p.arrivedOnSetup(r) {
+			http.Error(w, "This page is served on the setup network only.", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Frame-Options", "DENY")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// arrivedOnSetup reports whether r came in on the setup address.
+func (p *Page) arrivedOnSetup(r *http.Request) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || !p.Addr.IsValid() {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(la.String())
+	return err == nil && ap.Addr().Unmap() == p.Addr.Unmap()
+}
+
+type pageData struct {
+	Status   Status
+	Reason   string
+	Networks []Seen
+	ScanErr  string
+	Claimed  bool
+	Notice   string
+	Error    string
+	BoxName  string
+	LANURL   string
+	Handoff  bool
+}
+
+func (p *Page) log() *slog.Logger {
+	if p.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Log
+}
+
+func (p *Page) data(ctx context.Context) (pageData, error) {
+	d := pageData{Status: p.Machine.Status(), BoxName: p.BoxName, LANURL: p.LANURL}
+	if d.Status.LastError != nil {
+		d.Reason = d.Status.LastError.Reason.Sentence()
+	}
+	claimed, err := p.Owner.Claimed(ctx)
+	if err != nil {
+		return d, err
+	}
+	d.Claimed = claimed
+	if p.Scanner != nil && d.Status.State == StateOpen {
+		nets, err := p.Scanner.Scan(ctx)
+		if err != nil {
+			d.ScanErr = "The box could not scan for networks; type your network's name below."
+			p.log().Warn("setupnet: scan", "err", err)
+		}
+		d.Networks = Strongest(nets)
+	}
+	return d, nil
+}
+
+// Strongest returns nets without hidden entries and duplicates (each name
+// once, at its strongest), strongest first.
+func Strongest(nets []Seen) []Seen {
+	best := map[string]Seen{}
+	for _, n := range nets {
+		if n.SSID == "" {
+			continue
+		}
+		if b, ok := best[n.SSID]; !ok || n.Signal > b.Signal {
+			best[n.SSID] = n
+		}
+	}
+	out := make([]Seen, 0, len(best))
+	for _, n := range best {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b Seen) int {
+		if a.Signal != b.Signal {
+			return b.Signal - a.Signal
+		}
+		return strings.Compare(a.SSID, b.SSID)
+	})
+	return out
+}
+
+func (p *Page) render(w http.ResponseWriter, r *http.Request, status int, d pageData) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := pageTmpl.Execute(w, d); err != nil {
+		p.log().Warn("setupnet: page", "err", err)
+	}
+}
+
+func (p *Page) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	d, err := p.data(r.Context())
+	if err != nil {
+		p.internal(w, err)
+		return
+	}
+	d.Error = msg
+	p.render(w, r, status, d)
+}
+
+func (p *Page) internal(w http.ResponseWriter, err error) {
+	p.log().Error("setupnet: page", "err", err)
+	http.Error(w, "The box could not read its state; try again.", http.StatusInternalServerError)
+}
+
+func (p *Page) index(w http.ResponseWriter, r *http.Request) {
+	d, err := p.data(r.Context())
+	if err != nil {
+		p.internal(w, err)
+		return
+	}
+	p.render(w, r, http.StatusOK, d)
+}
+
+func (p *Page) join(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	ctx := r.Context()
+	claimed, err := p.Owner.Claimed(ctx)
+	if err != nil {
+		p.internal(w, err)
+		return
+	}
+	if claimed {
+		ok, err := p.Owner.IsOwnerPassphrase(ctx, r.PostFormValue("owner"))
+		if err != nil {
+			p.internal(w, err)
+			return
+		}
+		if !ok {
+			p.fail(w, r, http.StatusForbidden, "This box has an owner: type the owner's passphrase to change its Wi-Fi.")
+			return
+		}
+	}
+	ssid := r.PostFormValue("ssid")
+	if other := r.PostFormValue("hidden"); ssid == "" || ssid == "-" {
+		ssid = other
+	}
+	n := Network{SSID: ssid, Passphrase: r.PostFormValue("passphrase")}
+	if err := p.Machine.Join(ctx, n); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			status := http.StatusBadRequest
+			if e.Code == CodeBusy || e.Code == CodeClosed {
+				status = http.StatusConflict
+			}
+			p.fail(w, r, status, e.Message)
+			return
+		}
+		p.internal(w, err)
+		return
+	}
+	d, err := p.data(ctx)
+	if err != nil {
+		p.internal(w, err)
+		return
+	}
+	d.Handoff = true
+	p.render(w, r, http.StatusAccepted, d)
+}
+
+func (p *Page) claim(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	pass := r.PostFormValue("passphrase")
+	if pass != r.PostFormValue("confirm") {
+		p.fail(w, r, http.StatusBadRequest, "The two passphrases differ. Type the same passphrase twice.")
+		return
+	}
+	err := p.Owner.ClaimInPerson(r.Context(), pass)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrClaimed):
+		p.fail(w, r, http.StatusConflict, "This box already has an owner.")
+		return
+	case errors.Is(err, ErrOwnerPassphrase):
+		p.fail(w, r, http.StatusBadRequest, "Choose a passphrase of at least 10 characters (and at most 1024 bytes).")
+		return
+	default:
+		p.internal(w, err)
+		return
+	}
+	p.log().Info("setupnet: box claimed on the setup network", "remote", r.RemoteAddr)
+	d, err := p.data(r.Context())
+	if err != nil {
+		p.internal(w, err)
+		return
+	}
+	d.Notice = "The box is yours. Choose its Wi-Fi below; then log in at " + p.LANURL + " with your passphrase."
+	p.render(w, r, http.StatusOK, d)
+}
+
+// Owner's claim errors; the adapter maps appliance/owner's onto them.
+var (
+	ErrClaimed         = errors.New("setupnet: the box already has an owner")
+	ErrOwnerPassphrase = errors.New("setupnet: the owner passphrase is under 10 characters or over 1024 bytes")
+)
+
+var pageTmpl = template.Must(template.New("setup").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>openlolo setup</title></head><body>
+<h1>openlolo setup</h1>
+{{with .Error}}<p role="alert" class="error">{{.}}</p>{{end}}
+{{with .Notice}}<p class="notice">{{.}}</p>{{end}}
+{{if .Handoff}}<section id="handoff"><h2>Joining {{.Status.Joining}}</h2>
+<p>In a few seconds the box leaves this setup network to join {{.Status.Joining}}, and this page stops answering.
+Join {{.Status.Joining}} with this phone too, then open <a href="{{.LANURL}}">{{.LANURL}}</a> (the box's name on your network is {{.BoxName}}).
+If the box cannot join, the setup network comes back in about a minute and this page says why.</p></section>
+{{else}}
+{{with .Reason}}<p role="alert" class="reason" id="reason">The last try did not work: {{.}}</p>{{end}}
+{{if not .Claimed}}<section id="claim"><h2>Claim this box</h2>
+<p>Being on the setup network proves you are at the box: no setup code is needed here.</p>
+<form method="post" action="/claim">
+<label>Passphrase <input type="password" name="passphrase" minlength="10" autocomplete="new-password" required></label>
+<label>Again <input type="password" name="confirm" minlength="10" autocomplete="new-password" required></label>
+<button>Claim</button></form></section>{{end}}
+<section id="join"><h2>Choose your Wi-Fi</h2>
+{{with .ScanErr}}<p>{{.}}</p>{{end}}
+<form method="post" action="/join">
+{{range .Networks}}<label><input type="radio" name="ssid" value="{{.SSID}}"> {{.SSID}} ({{.Signal}} dBm, {{.Security}})</label><br>
+{{end}}<label><input type="radio" name="ssid" value="-"> Hidden network, by name: <input name="hidden" maxlength="32"></label><br>
+<label>Wi-Fi password (empty for an open network) <input type="password" name="passphrase" maxlength="63" autocomplete="off"></label><br>
+{{if .Claimed}}<label>Owner passphrase <input type="password" name="owner" autocomplete="current-password" required></label><br>{{end}}
+<button>Join</button></form></section>
+{{end}}
+</body></html>
+`))
