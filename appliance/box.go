@@ -304,14 +304,24 @@ func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error)
 		if client == "" {
 			client = op.ClientID
 		}
-		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code}
+		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code,
+			Summary: op.Summary, RunID: op.RunID, RunTitle: op.RunTitle}
 	}
 	done, err := c.s.RecentActions(ctx, n)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range done {
-		acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Action: a.Action, Detail: a.Detail, Outcome: "done"})
+		if a.Tool != "" { // a read or a refused call
+			acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Tool: a.Tool, Outcome: a.Outcome, Code: a.Code,
+				Summary: a.Detail, RunID: a.RunID, RunTitle: a.RunTitle})
+			continue
+		}
+		outcome := "done"
+		if a.Action == "login_failed" || a.Action == "claim_failed" {
+			outcome = "failed"
+		}
+		acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Action: a.Action, Detail: a.Detail, Outcome: outcome})
 	}
 	slices.SortStableFunc(acts, func(a, b owner.Activity) int { return b.Time.Compare(a.Time) })
 	return acts[:min(n, len(acts))], nil

@@ -58,11 +58,25 @@ func TestOwnerPauseSurvivesClientResume(t *testing.T) {
 	if _, err := c.Key(ctx, "a", nil, nil); err != nil {
 		t.Fatalf("key after the owner's resume: %v", err)
 	}
+	if _, err := c.TypeText(ctx, "my secret words", nil); err != nil {
+		t.Fatalf("type_text after the owner's resume: %v", err)
+	}
 	_, body = ownertest.Get(t, tb.Owner, tb.URL, "/activity")
-	text := ownertest.Text(body)
-	for _, want := range []string{"owner paused phone control; only the owner can resume", "owner resumed phone control", "openlolo_control"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("Activity lacks %q: %s", want, text)
+	for _, want := range []string{
+		"paused phone control; only the owner can resume", "resumed phone control", // the owner's, and who
+		"<td>owner</td>", "approved “e2e script”", "claimed the box from 127.0.0.1", // owner actions
+		"<code>openlolo_control</code></td>\n      <td>command resume</td>", // the refused resume, with its code
+		"<code>PAUSED</code>", "<code>openlolo_key</code></td>\n      <td>key a</td>",
+		"15 characters typed", // typed text as its length
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Activity lacks %q", want)
 		}
+	}
+	if strings.Contains(body, "secret words") {
+		t.Error("Activity shows the typed text")
+	}
+	if t.Failed() {
+		t.Log(body)
 	}
 }

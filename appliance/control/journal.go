@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/openlolo/openlolo/api"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -166,7 +167,7 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 
 	now := s.now()
 	op = store.Operation{ID: id, ClientID: c.ID, ClientName: c.Name, Tool: string(call.Tool), Fingerprint: fp,
-		State: store.OpQueued, Created: now, Updated: now}
+		State: store.OpQueued, Created: now, Updated: now, Summary: Summarize(call.Args), RunID: c.Run.ID, RunTitle: c.Run.Title}
 	var existing store.Operation
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
@@ -389,4 +390,65 @@ func (s *Service) RecentActions(ctx context.Context, n int) ([]store.Action, err
 		return nil, fmt.Errorf("control: recent actions: %w", err)
 	}
 	return acts, nil
+}
+
+// pruneInterval is how often the journal, actions and events are pruned.
+const pruneInterval = time.Hour
+
+// pruneEvery prunes at start and then every interval until ctx ends.
+func (s *Service) pruneEvery(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		s.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Service) prune(ctx context.Context) {
+	var n int64
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		n, err = tx.Prune(s.now())
+		return err
+	})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log.Warn("control: prune the journal", "err", err)
+	case n > 0:
+		s.log.Info("control: pruned the journal", "rows", n)
+	}
+}
+
+// RecordCall records a tool call for the box page's Activity when the
+// journal does not hold it already: a read, or a call refused before it
+// became an operation (PAUSED, RATE_LIMITED, SCOPE_REQUIRED, ...). args
+// is the call's arguments as sent; only their summary is kept. Successful
+// polls (openlolo_watch, openlolo_operation_status) are not recorded: they
+// would bury everything else.
+func (s *Service) RecordCall(ctx context.Context, c Client, tool api.Tool, out api.Outcome, args json.RawMessage) {
+	if out.Status != api.StatusFailed && (tool == api.ToolWatch || tool == api.ToolOperationStatus) {
+		return
+	}
+	a := store.Action{At: s.now(), Actor: c.Name, ClientID: c.ID, Action: "call", Tool: string(tool),
+		Outcome: string(out.Status), Detail: Summarize(args), RunID: c.Run.ID, RunTitle: c.Run.Title}
+	if a.Actor == "" {
+		a.Actor = c.ID
+	}
+	if out.Error != nil {
+		a.Code = string(out.Error.Code)
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
+	defer cancel()
+	err := s.st.Update(wctx, func(tx *store.Tx) error {
+		_, err := tx.InsertCallAction(a, out.OperationID)
+		return err
+	})
+	if err != nil {
+		s.log.Warn("control: record call", "tool", tool, "err", err)
+	}
 }

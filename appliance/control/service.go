@@ -80,6 +80,16 @@ type Client struct {
 	ID, Name, GrantID string
 	// GrantExpires is when the grant ends (zero: until removed).
 	GrantExpires time.Time
+	// Run is the run this call is a step of (the call's _meta
+	// "openlolo.mcp".run); zero when none.
+	Run Run
+}
+
+// Run names a run: a client's sequence of calls toward one goal, shown
+// together on the box page's Activity.
+type Run struct {
+	ID    string // chosen by the client; "" when the call names no run
+	Title string
 }
 
 // Service applies the rules. It is safe for concurrent use.
@@ -173,6 +183,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		s.log.Warn("control: release all at start", "err", err)
 	}
 	go s.follow(ctx)
+	go s.pruneEvery(ctx, pruneInterval)
 	return s, nil
 }
 

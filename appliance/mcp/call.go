@@ -40,7 +40,7 @@ func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params.arguments must be a JSON object"}
 		}
 		c := call{caller: caller, raw: raw, client: control.Client{ID: caller.ClientID, Name: caller.ClientName,
-			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires}}
+			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires, Run: runOf(req.Params.Meta)}}
 		var r rendered
 		if !caller.Has(string(t.scope)) {
 			e := api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope)
@@ -52,8 +52,29 @@ func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 		} else {
 			r = t.run(h, ctx, c)
 		}
+		h.ctl.RecordCall(ctx, c.client, t.name, r.outcome, raw)
 		return r.result(structured(req.Params.Meta)), nil
 	}
+}
+
+// runOf is the run a call names in _meta "openlolo.mcp".run ({"id",
+// "title"}); zero when it names none. The id and title are clipped to
+// sizes a page shows.
+func runOf(meta sdk.Meta) control.Run {
+	m, ok := meta[metaKey].(map[string]any)
+	if !ok {
+		return control.Run{}
+	}
+	r, ok := m["run"].(map[string]any)
+	if !ok {
+		return control.Run{}
+	}
+	id, _ := r["id"].(string)
+	title, _ := r["title"].(string)
+	if id == "" {
+		return control.Run{}
+	}
+	return control.Run{ID: clipRunes(id, 64), Title: clipRunes(title, 120)}
 }
 
 func structured(meta sdk.Meta) bool {
@@ -206,4 +227,12 @@ func sayControl(_ api.Outcome, r *api.ControlResult) string {
 		return fmt.Sprintf("%s holds control.", r.Control.Holder)
 	}
 	return "Control is free."
+}
+
+// clipRunes is s cut to at most n runes.
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

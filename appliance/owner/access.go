@@ -59,29 +59,35 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 
 func (p *Pages) approve(w http.ResponseWriter, r *http.Request) {
 	handle, life := r.PostFormValue("handle"), oauth.Life(r.PostFormValue("life"))
+	name := p.requestName(r.Context(), handle)
 	err := p.cfg.OAuth.Approve(r.Context(), handle, life)
 	if p.accessFailed(w, r, err) {
 		return
 	}
 	p.log.Info("owner: approved request", "handle", handle, "life", life)
+	p.record(r.Context(), actApprove, "approved "+quoted(name)+" ("+string(life)+")")
 	http.Redirect(w, r, "/access?done=approved", http.StatusSeeOther)
 }
 
 func (p *Pages) deny(w http.ResponseWriter, r *http.Request) {
 	handle := r.PostFormValue("handle")
+	name := p.requestName(r.Context(), handle)
 	if p.accessFailed(w, r, p.cfg.OAuth.Deny(r.Context(), handle)) {
 		return
 	}
 	p.log.Info("owner: denied request", "handle", handle)
+	p.record(r.Context(), actDeny, "denied "+quoted(name))
 	http.Redirect(w, r, "/access?done=denied", http.StatusSeeOther)
 }
 
 func (p *Pages) revoke(w http.ResponseWriter, r *http.Request) {
 	id := r.PostFormValue("client_id")
+	name := p.clientName(r.Context(), id)
 	if p.accessFailed(w, r, p.cfg.OAuth.RevokeClient(r.Context(), id)) {
 		return
 	}
 	p.log.Info("owner: revoked client", "client_id", id)
+	p.record(r.Context(), actRevoke, "revoked "+quoted(name))
 	http.Redirect(w, r, "/access?done=revoked", http.StatusSeeOther)
 }
 

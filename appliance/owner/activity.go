@@ -1,30 +1,143 @@
 package owner
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
-// activityRows is how many operations the Activity page lists.
-const activityRows = 100
+const (
+	// activityScan is how many of the newest operations and actions the
+	// Activity page reads to filter and page through.
+	activityScan = 2000
+	// activityRows is how many rows one Activity page lists.
+	activityRows = 50
+)
 
 // activityPage is the Activity page.
 type activityPage struct {
 	basePage
 	HasControl bool
-	Rows       []Activity
+	Rows       []activityRow
+	Filter     activityFilter
+	Clients    []string // every client (and "owner") in the rows read, for the filter
+	Runs       []runOption
+	Outcomes   []string
+	Page       int    // 1-based
+	Prev, Next string // links to the neighbouring pages; "" when none
+	Total      int    // rows matching the filter
+	Zone       string // the box's time zone, as the times show it
+	Retention  string
 }
+
+// activityRow is one Activity row, with the run header before the first
+// row of each run's group.
+type activityRow struct {
+	Activity
+	RunHeader bool
+}
+
+// activityFilter is the Activity page's query: client, outcome and run.
+type activityFilter struct{ Client, Outcome, Run string }
+
+func (f activityFilter) match(a Activity) bool {
+	return (f.Client == "" || a.Client == f.Client) &&
+		(f.Outcome == "" || a.Outcome == f.Outcome) &&
+		(f.Run == "" || a.RunID == f.Run)
+}
+
+func (f activityFilter) query(page int) string {
+	v := url.Values{}
+	for k, s := range map[string]string{"client": f.Client, "outcome": f.Outcome, "run": f.Run} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if len(v) == 0 {
+		return "/activity"
+	}
+	return "/activity?" + v.Encode()
+}
+
+type runOption struct{ ID, Title string }
+
+// activityOutcomes are the outcomes the filter offers.
+var activityOutcomes = []string{"succeeded", "failed", "ok", "pending", "cancelled", "outcome_unknown", "queued", "dispatched", "done"}
 
 func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
-	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 15}}
+	q := r.URL.Query()
+	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 15},
+		Filter:   activityFilter{Client: q.Get("client"), Outcome: q.Get("outcome"), Run: q.Get("run")},
+		Outcomes: activityOutcomes, Zone: zoneName(p.now()), Retention: retention()}
+	ap.Page, _ = strconv.Atoi(q.Get("page"))
+	ap.Page = max(ap.Page, 1)
 	if p.cfg.Control != nil {
 		ap.HasControl = true
-		rows, err := p.cfg.Control.Recent(r.Context(), activityRows)
+		all, err := p.cfg.Control.Recent(r.Context(), activityScan)
 		if err != nil {
 			p.internal(w, r, "read recent operations", err)
 			return
 		}
-		ap.Rows = rows
+		seenRun := map[string]bool{}
+		var rows []Activity
+		for _, a := range all {
+			if !slices.Contains(ap.Clients, a.Client) {
+				ap.Clients = append(ap.Clients, a.Client)
+			}
+			if a.RunID != "" && !seenRun[a.RunID] {
+				seenRun[a.RunID] = true
+				ap.Runs = append(ap.Runs, runOption{ID: a.RunID, Title: a.RunTitle})
+			}
+			if ap.Filter.match(a) {
+				rows = append(rows, a)
+			}
+		}
+		slices.Sort(ap.Clients)
+		ap.Total = len(rows)
+		start := (ap.Page - 1) * activityRows
+		if start > len(rows) {
+			start = len(rows)
+		}
+		end := min(start+activityRows, len(rows))
+		for i, a := range rows[start:end] {
+			head := a.RunID != "" && (i == 0 || rows[start+i-1].RunID != a.RunID)
+			ap.Rows = append(ap.Rows, activityRow{Activity: a, RunHeader: head})
+		}
+		if ap.Page > 1 {
+			ap.Prev = ap.Filter.query(ap.Page - 1)
+		}
+		if end < len(rows) {
+			ap.Next = ap.Filter.query(ap.Page + 1)
+		}
 	}
 	p.render(w, r, http.StatusOK, "activity", ap)
+}
+
+// zoneName is the box's time zone as the page names it: its abbreviation
+// and offset from UTC.
+func zoneName(now time.Time) string {
+	name, off := now.Local().Zone()
+	return fmt.Sprintf("%s (UTC%+03d:%02d)", name, off/3600, abs(off%3600)/60)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// retention says how long Activity's history is kept.
+func retention() string {
+	return fmt.Sprintf("Kept for %d days: at most %d operations and %d other entries (owner actions, reads, refused calls); older ones are deleted.",
+		int(store.KeepAge/(24*time.Hour)), store.KeepOperations, store.KeepActions)
 }

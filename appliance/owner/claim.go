@@ -104,6 +104,7 @@ func (p *Pages) claimPost(w http.ResponseWriter, r *http.Request) {
 	p.removeSetupCodeFile()
 	clearCookie(w, preCookieName)
 	p.log.Info("owner: box claimed", "remote", r.RemoteAddr)
+	p.record(r.Context(), actClaim, "claimed the box "+from(r))
 	http.Redirect(w, r, "/status", http.StatusSeeOther)
 }
 
@@ -118,6 +119,7 @@ func (p *Pages) wrongCode(w http.ResponseWriter, r *http.Request, now time.Time)
 		return
 	}
 	p.log.Warn("owner: wrong setup code", "remote", r.RemoteAddr, "failures", n)
+	p.record(r.Context(), actClaimFailed, "a wrong setup code was entered "+from(r))
 	if !until.IsZero() {
 		p.locked(w, r, until, all)
 		return

@@ -98,6 +98,7 @@ func (p *Pages) loginPost(w http.ResponseWriter, r *http.Request) {
 		}
 		p.usePass(r, false)
 		p.log.Warn("owner: wrong passphrase", "remote", r.RemoteAddr, "button_pass", pass)
+		p.record(ctx, actLoginFailed, "a wrong passphrase was entered "+from(r))
 		p.showLoginPage(w, r, http.StatusForbidden, &loginPage{Next: next, Error: "That passphrase is wrong.", Pressed: pass})
 		return
 	}
@@ -114,6 +115,7 @@ func (p *Pages) loginPost(w http.ResponseWriter, r *http.Request) {
 	p.usePass(r, true)
 	clearCookie(w, preCookieName)
 	p.log.Info("owner: logged in", "remote", r.RemoteAddr, "button_pass", pass)
+	p.record(ctx, actLogin, "logged in "+from(r))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
@@ -124,6 +126,7 @@ func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clearCookie(w, CookieName)
+	p.record(r.Context(), actLogout, "logged out "+from(r))
 	// passphrase=1: a linked tailnet login must not log straight back in.
 	http.Redirect(w, r, "/login?passphrase=1", http.StatusSeeOther)
 }

@@ -108,6 +108,10 @@ type Activity struct {
 	// who did it ("owner" or a client's name).
 	Action string
 	Detail string
+	// Summary is a call's arguments in words, without secrets.
+	Summary string
+	// RunID and RunTitle name the run a call is a step of.
+	RunID, RunTitle string
 }
 
 // Pages is the box page.

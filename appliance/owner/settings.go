@@ -153,6 +153,7 @@ func (p *Pages) tailnetSwitch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.log.Info("owner: remote entry switched", "on", on)
+	p.record(r.Context(), actSettings, "switched the remote entry "+map[bool]string{true: "on", false: "off"}[on])
 	done := "off"
 	if on {
 		done = "on"
@@ -168,6 +169,7 @@ func (p *Pages) tailnetAuthKey(w http.ResponseWriter, r *http.Request) {
 		p.showSettings(w, r, http.StatusBadRequest, "", "The box could not log in with that key: "+err.Error())
 		return
 	}
+	p.record(r.Context(), actSettings, "logged the remote entry in with an auth key")
 	http.Redirect(w, r, "/settings?done=authkey", http.StatusSeeOther)
 }
 
@@ -180,6 +182,7 @@ func (p *Pages) tailnetLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.log.Info("owner: remote entry logged out of its tailnet")
+	p.record(r.Context(), actSettings, "logged the remote entry out of its tailnet")
 	http.Redirect(w, r, "/settings?done=logout", http.StatusSeeOther)
 }
 
@@ -198,6 +201,7 @@ func (p *Pages) tailnetLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.log.Info("owner: tailnet login linked", "login", login)
+	p.record(r.Context(), actSettings, "linked the tailnet login "+login)
 	http.Redirect(w, r, "/settings?done=linked", http.StatusSeeOther)
 }
 
@@ -208,6 +212,7 @@ func (p *Pages) tailnetUnlink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.log.Info("owner: tailnet login unlinked")
+	p.record(r.Context(), actSettings, "unlinked the tailnet login")
 	http.Redirect(w, r, "/settings?done=unlinked", http.StatusSeeOther)
 }
 

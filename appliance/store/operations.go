@@ -29,6 +29,11 @@ type Operation struct {
 	Answer      string // the JSON answer, without images or typed text
 	Created     time.Time
 	Updated     time.Time
+	// Summary is the arguments in words, without secrets (which app,
+	// which URL, a tap's position, typed text as its length).
+	Summary string
+	// RunID and RunTitle name the run the call is a step of ("" when none).
+	RunID, RunTitle string
 }
 
 // Event is one row of the watch event log; ID is its cursor.
@@ -47,23 +52,23 @@ func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 // InsertOperation records a new operation. It fails if the id exists.
 func (t *Tx) InsertOperation(op Operation) error {
 	_, err := t.tx.Exec(`INSERT INTO operations
-		(id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		op.ID, op.ClientID, op.ClientName, op.Tool, op.Fingerprint, op.State, op.Code, op.Answer,
-		ms(op.Created), ms(op.Updated))
+		ms(op.Created), ms(op.Updated), op.Summary, op.RunID, op.RunTitle)
 	if err != nil {
 		return fmt.Errorf("store: insert operation %s: %w", op.ID, err)
 	}
 	return nil
 }
 
-const opColumns = `id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated`
+const opColumns = `id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title`
 
 func scanOperation(row interface{ Scan(...any) error }) (Operation, error) {
 	var op Operation
 	var created, updated int64
 	err := row.Scan(&op.ID, &op.ClientID, &op.ClientName, &op.Tool, &op.Fingerprint,
-		&op.State, &op.Code, &op.Answer, &created, &updated)
+		&op.State, &op.Code, &op.Answer, &created, &updated, &op.Summary, &op.RunID, &op.RunTitle)
 	op.Created, op.Updated = fromMS(created), fromMS(updated)
 	return op, err
 }
@@ -201,4 +206,29 @@ func (t *Tx) TrimEvents(keep int) error {
 		return fmt.Errorf("store: trim events: %w", err)
 	}
 	return nil
+}
+
+// PruneOperations deletes finished operations (not queued or dispatched)
+// created before cutoff, then the oldest finished ones beyond keep. It
+// returns how many went. A client retrying an id after it was pruned
+// runs it again, so the age is days, far past any retry.
+func (t *Tx) PruneOperations(cutoff time.Time, keep int) (int64, error) {
+	res, err := t.tx.Exec(`DELETE FROM operations WHERE state NOT IN ('queued', 'dispatched') AND
+		(created < ? OR id IN (SELECT id FROM operations ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET ?))`, ms(cutoff), keep)
+	if err != nil {
+		return 0, fmt.Errorf("store: prune operations: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// PruneEventsBefore deletes watch events older than cutoff (TrimEvents
+// bounds their count).
+func (t *Tx) PruneEventsBefore(cutoff time.Time) (int64, error) {
+	res, err := t.tx.Exec(`DELETE FROM events WHERE at < ?`, ms(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune events: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
 }
