@@ -133,9 +133,13 @@ fi
 install -m 0755 "$OPENLOLO_BIN" "$R/usr/bin/openlolo"
 install -m 0755 "$P/sbin/wpa_supplicant" "$R/usr/sbin/wpa_supplicant"
 for t in e2fsck resize2fs; do install -m 0755 "$P/sbin/$t" "$R/usr/sbin/$t"; done
+# the OCR engine openlolo_find_text runs, with its English data (appliance/ocr)
+install -m 0755 "$P/usr/bin/tesseract" "$R/usr/bin/tesseract"
+mkdir -p "$R/usr/share/tesseract-ocr/5/tessdata"
+cp "$P/usr/share/tesseract-ocr/5/tessdata/eng.traineddata" "$R/usr/share/tesseract-ocr/5/tessdata/"
 # shared libraries the dynamic tools need, by their DT_NEEDED closure
 libdirs="$P/lib/aarch64-linux-gnu $P/usr/lib/aarch64-linux-gnu"
-queue="$R/usr/sbin/wpa_supplicant $R/usr/sbin/e2fsck $R/usr/sbin/resize2fs"
+queue="$R/usr/sbin/wpa_supplicant $R/usr/sbin/e2fsck $R/usr/sbin/resize2fs $R/usr/bin/tesseract"
 while [ -n "$queue" ]; do
   next=
   for f in $queue; do
