@@ -47,6 +47,17 @@ type OperationEvent struct {
 	OperationID string `json:"operation_id"`
 	Tool        Tool   `json:"tool"`
 	State       string `json:"state"`
+	// Run is the run the operation is a step of (its call's _meta
+	// "openlolo.mcp".run); absent when the call named none.
+	Run *Run `json:"run,omitempty"`
+}
+
+// Run names a run: a client's calls toward one goal, which the box page's
+// Activity groups under the title. A call names it in _meta
+// "openlolo.mcp".run.
+type Run struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
 }
 
 // AccessEvent: the caller's grant was revoked or is expiring.

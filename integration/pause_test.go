@@ -80,3 +80,63 @@ func TestOwnerPauseSurvivesClientResume(t *testing.T) {
 		t.Log(body)
 	}
 }
+
+// A run named through the Go SDK (sdk.WithRun, _meta "openlolo.mcp".run)
+// is kept by the journal, carried by openlolo_watch's operation events,
+// and grouped under its title on Activity, which filters by it.
+func TestRunInActivityAndWatch(t *testing.T) {
+	tb := startBox(t, "", false)
+	st := &sdk.TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")}
+	pairSDK(t, tb, tb.URL, st)
+	ctx := context.Background()
+	c, err := sdk.Dial(ctx, tb.URL, &sdk.Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(ctx, "", 1, []string{"operation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := sdk.Decode[api.WatchResult](w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, run := sdk.WithRun(ctx, "Nightly Notes smoke test")
+	if _, err := c.Key(rctx, "a", nil, nil); err != nil {
+		t.Fatalf("key in the run: %v", err)
+	}
+	if _, err := c.Key(ctx, "b", nil, nil); err != nil { // outside the run
+		t.Fatalf("key outside the run: %v", err)
+	}
+	w, err = c.Watch(ctx, start.Cursor, 1, []string{"operation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := sdk.Decode[api.WatchResult](w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inRun, outside int
+	for _, e := range evs.Events {
+		switch {
+		case e.Operation == nil:
+		case e.Operation.Run != nil && *e.Operation.Run == run:
+			inRun++
+		case e.Operation.Run == nil:
+			outside++
+		default:
+			t.Errorf("operation event with another run: %+v", e.Operation.Run)
+		}
+	}
+	if inRun < 2 || outside < 2 { // queued, dispatched, succeeded each
+		t.Fatalf("watch: %d events in the run, %d outside; want each key's states: %+v", inRun, outside, evs.Events)
+	}
+	_, body := ownertest.Get(t, tb.Owner, tb.URL, "/activity")
+	if !strings.Contains(body, `<tr class="run">`) || !strings.Contains(body, "Nightly Notes smoke test") {
+		t.Fatalf("Activity does not group the run under its title:\n%s", body)
+	}
+	_, body = ownertest.Get(t, tb.Owner, tb.URL, "/activity?run="+url.QueryEscape(run.ID))
+	if n := strings.Count(body, "<td class=\"outcome-"); n != 1 || !strings.Contains(body, "key a") || strings.Contains(body, "key b") {
+		t.Fatalf("Activity filtered by the run lists %d rows:\n%s", n, ownertest.Text(body))
+	}
+}

@@ -167,6 +167,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args map[string]any)
 		args = map[string]any{}
 	}
 	params := map[string]any{"name": name, "arguments": args}
+	if r, ok := RunFrom(ctx); ok {
+		params["_meta"] = runMeta(r)
+	}
 	raw, err := c.authorized(ctx, "tools/call", params)
 	if err != nil {
 		return nil, err

@@ -68,7 +68,11 @@ func (s *Service) controlEventLocked(what, clientID, name string) {
 }
 
 func (s *Service) opEvent(c Client, id string, tool api.Tool, state string) {
-	s.publish(api.KindOperation, c.ID, &api.OperationEvent{OperationID: id, Tool: tool, State: state})
+	ev := &api.OperationEvent{OperationID: id, Tool: tool, State: state}
+	if c.Run.ID != "" {
+		ev.Run = &api.Run{ID: c.Run.ID, Title: c.Run.Title}
+	}
+	s.publish(api.KindOperation, c.ID, ev)
 }
 
 // writeEvents stores queued events one by one until ctx ends.

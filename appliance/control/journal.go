@@ -293,7 +293,7 @@ func finish[R any](s *Service, op store.Operation, state string, dispatched bool
 	if err := s.setState(op, state, code, string(b)); err != nil {
 		s.log.Error("control: journal final state", "op", op.ID, "err", err)
 	}
-	s.opEvent(Client{ID: op.ClientID}, op.ID, api.Tool(op.Tool), state)
+	s.opEvent(Client{ID: op.ClientID, Run: Run{ID: op.RunID, Title: op.RunTitle}}, op.ID, api.Tool(op.Tool), state)
 	return a
 }
 
