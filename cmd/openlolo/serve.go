@@ -43,6 +43,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	bootEnv := fs.String("boot-env", "/run/openlolo/boot.env", "with --update-key: the slots stage 1 found (ROOT_SLOT, DISK, ROOTA_DEV, ROOTB_DEV)")
 	bootDir := fs.String("boot", "/boot", "with --update-key: the mounted boot partition")
 	gpioF := addGPIOFlags(fs)
+	wifiF := addSetupNetFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -62,6 +63,10 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return usagef("--sim-size applies to --phone sim only (or auto, when it falls back to sim)")
 	}
 	if err := gpioF.check(fs); err != nil {
+		return err
+	}
+	setupAddr, err := wifiF.check(*httpAddr)
+	if err != nil {
 		return err
 	}
 	log := c.logger()
@@ -109,6 +114,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *wifiF.iface != "" {
+		return runWithSetupNet(ctx, box, wifiF, setupAddr, *state, c.Stdout, log)
 	}
 	return box.Run(ctx)
 }

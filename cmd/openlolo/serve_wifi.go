@@ -11,7 +11,7 @@ import (
 )
 
 // wifiRadio is hw/wifi's wpa_supplicant and hostapd as the appliance's
-// setupnet.Radio. It is not wired into serve yet (issue 18 phase 2), and
+// setupnet.Radio (and Scanner), used by serve --wifi. It
 // has not run against a real radio: whether hostapd can take wlan0 after
 // wpa_supplicant's DISCONNECT, or wpa_supplicant must let go of the
 // interface, is for the mac80211_hwsim test to settle.

@@ -1,0 +1,22 @@
+//go:build !linux
+
+package main
+
+import (
+	"context"
+	"net"
+)
+
+func listenSetup(ctx context.Context, addr string) (net.Listener, net.PacketConn, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp4", net.JoinHostPort(addr, "80"))
+	if err != nil {
+		return nil, nil, err
+	}
+	pc, err := lc.ListenPacket(ctx, "udp4", net.JoinHostPort(addr, "53"))
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return ln, pc, nil
+}
