@@ -58,6 +58,7 @@ func (p *Pages) ClaimInPerson(ctx context.Context, passphrase string) error {
 		return fmt.Errorf("owner: claim in person: %w", err)
 	}
 	p.removeSetupCodeFile()
+	p.record(ctx, actClaim, "claimed the box on the setup Wi-Fi network")
 	p.log.Info("owner: box claimed in person (setup network)")
 	return nil
 }

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
 // TestClaimInPerson: the setup network's claim takes no code, but the LAN
@@ -47,5 +49,17 @@ func TestClaimInPerson(t *testing.T) {
 			t.Errorf("IsOwnerPassphrase(%q) = %v, %v; want %v", pass, ok, err, want)
 		}
 	}
-	ownertest.Login(t, ownertest.NewClient(t, b.srv), b.url, testPass)
+	c2 := ownertest.NewClient(t, b.srv)
+	ownertest.Login(t, c2, b.url, testPass)
+	var acts []store.Action
+	if err := b.st.View(ctx, func(tx *store.Tx) (err error) { acts, err = tx.RecentActions(10); return err }); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range acts {
+		found = found || strings.Contains(a.Detail, "setup Wi-Fi network")
+	}
+	if !found {
+		t.Errorf("the claim is not in the actions log: %+v", acts)
+	}
 }
