@@ -257,6 +257,7 @@ func (b *Box) routes() error {
 		Control:       controller{b.control},
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,
+		StateDir:      b.cfg.StateDir,
 		Logger:        b.log.With("service", "owner"),
 	})
 	if err != nil {

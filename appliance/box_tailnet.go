@@ -105,12 +105,13 @@ func (r *remote) issuer(req *http.Request) string {
 func (r *remote) mount() error {
 	b := r.b
 	pages, err := owner.New(owner.Config{
-		Store:   b.store,
-		OAuth:   r.oauth,
-		Phone:   b.cfg.Phone,
-		Control: controller{b.control},
-		Info:    r.info,
-		Tailnet: r,
+		Store:    b.store,
+		OAuth:    r.oauth,
+		Phone:    b.cfg.Phone,
+		Control:  controller{b.control},
+		Info:     r.info,
+		Tailnet:  r,
+		StateDir: b.cfg.StateDir,
 		Visitor: func(req *http.Request) (string, bool) {
 			v, ok := entry.VisitorFrom(req.Context())
 			return v.Login, ok

@@ -30,6 +30,9 @@ func (p *Pages) claimForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
+	if p.claimLockShown(w, r) {
+		return
+	}
 	p.showClaim(w, r, http.StatusOK, "", 0)
 }
 
@@ -133,6 +136,13 @@ func (p *Pages) wrongCode(w http.ResponseWriter, r *http.Request, now time.Time)
 func (p *Pages) locked(w http.ResponseWriter, r *http.Request, until time.Time, all bool) {
 	wait := until.Sub(p.now())
 	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+1)))
+	p.message(w, r, http.StatusTooManyRequests, "Claiming is locked", p.claimLockText(until, all), "Try again", "/claim")
+}
+
+// claimLockText says why claiming with the setup code is locked until
+// when, and the ways through that prove presence.
+func (p *Pages) claimLockText(until time.Time, all bool) string {
+	wait := until.Sub(p.now())
 	who := fmt.Sprintf("%d wrong setup codes were typed from this device", claimTries)
 	if all {
 		who = fmt.Sprintf("%d wrong setup codes were typed from across the network", claimTriesAll)
@@ -142,8 +152,7 @@ func (p *Pages) locked(w http.ResponseWriter, r *http.Request, until time.Time, 
 	if p.presence != nil {
 		msg += " If you are at the box, claim it with its button instead: the press proves you are there, and the lock does not apply."
 	}
-	msg += " On the box's console, openlolo owner reset-passphrase claims it too."
-	p.message(w, r, http.StatusTooManyRequests, "Claiming is locked", msg, "Try again", "/claim")
+	return msg + " On the box's console, " + p.resetCommand() + " claims it too."
 }
 
 // claimGate is what every claim passes first, with the setup code or the
@@ -162,7 +171,7 @@ func (p *Pages) claimGate(w http.ResponseWriter, r *http.Request, button bool) (
 	}
 	if claimed {
 		p.message(w, r, http.StatusConflict, "Already claimed",
-			"This box already has an owner. Log in with the passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
+			"This box already has an owner. Log in with the passphrase, or reset it on the box's console with "+p.resetCommand()+".", "Log in", "/login")
 		return nil, time.Time{}, false
 	}
 	p.hashMu <- struct{}{}

@@ -125,6 +125,12 @@ func (p *Pages) loginLock(ctx context.Context, r *http.Request, now time.Time) (
 // lockedLogin shows the login form refusing to check, with the ways
 // through that prove presence.
 func (p *Pages) lockedLogin(w http.ResponseWriter, r *http.Request, next string, until time.Time, all bool) {
+	p.lockedLoginStatus(w, r, http.StatusTooManyRequests, next, until, all)
+}
+
+// lockedLoginStatus is lockedLogin answering with status (200 when the
+// form is only shown, 429 when a passphrase was refused).
+func (p *Pages) lockedLoginStatus(w http.ResponseWriter, r *http.Request, status int, next string, until time.Time, all bool) {
 	wait := until.Sub(p.now())
 	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+1)))
 	who := fmt.Sprintf("from this device %d times", loginTries)
@@ -136,8 +142,8 @@ func (p *Pages) lockedLogin(w http.ResponseWriter, r *http.Request, next string,
 	if p.presence != nil {
 		msg += " If you are at the box, press “Log in with the box's button” below and then the button on the box: that lets this browser in at once."
 	}
-	msg += " On the box's console, openlolo owner reset-passphrase also lets you in."
-	p.showLoginPage(w, r, http.StatusTooManyRequests, &loginPage{Next: next, Error: msg, Locked: true, Button: p.presence != nil})
+	msg += " On the box's console, " + p.resetCommand() + " also lets you in."
+	p.showLoginPage(w, r, status, &loginPage{Next: next, Error: msg, Locked: true, Button: p.presence != nil})
 }
 
 // loginButtonPost starts waiting for a press of the box's button to let

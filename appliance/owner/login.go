@@ -16,6 +16,8 @@ type loginPage struct {
 	// source or for everyone; Button: it offers the button as a way
 	// through; Pressed: the button was pressed, this browser may try.
 	Locked, Button, Pressed bool
+	// Out: the owner just logged out here.
+	Out bool
 }
 
 func (p *Pages) loginForm(w http.ResponseWriter, r *http.Request) {
@@ -30,7 +32,10 @@ func (p *Pages) loginForm(w http.ResponseWriter, r *http.Request) {
 	if p.tailnetSession(w, r, next) {
 		return
 	}
-	p.showLogin(w, r, http.StatusOK, next, "")
+	if p.loginLockShown(w, r, next) {
+		return
+	}
+	p.showLoginPage(w, r, http.StatusOK, &loginPage{Next: next, Out: r.URL.Query().Get("out") == "1"})
 }
 
 func (p *Pages) showLogin(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
@@ -128,5 +133,6 @@ func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
 	clearCookie(w, CookieName)
 	p.record(r.Context(), actLogout, "logged out "+from(r))
 	// passphrase=1: a linked tailnet login must not log straight back in.
-	http.Redirect(w, r, "/login?passphrase=1", http.StatusSeeOther)
+	p.log.Info("owner: logged out", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/login?passphrase=1&out=1", http.StatusSeeOther)
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// Updater installs signed update bundles from the Settings page; nil
 	// when the box does not update itself (the page says so).
 	Updater Updater
+	// StateDir is the box's state directory, named in the console
+	// commands the pages suggest (openlolo owner reset-passphrase --state
+	// DIR); empty shows the placeholder DIR.
+	StateDir string
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string

@@ -241,7 +241,7 @@ func (p *Pages) claimButtonWait(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case cl.state == claimFailed:
 		p.message(w, r, http.StatusConflict, "Already claimed",
-			"The button was pressed, but someone claimed this box with the setup code first. Log in with that passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
+			"The button was pressed, but someone claimed this box with the setup code first. Log in with that passphrase, or reset it on the box's console with "+p.resetCommand()+".", "Log in", "/login")
 	case cl.state == claimConfirmed && now.Before(cl.until):
 		err := p.st.Update(r.Context(), func(tx *store.Tx) error { return p.startSession(r.Context(), w, tx) })
 		if err != nil {
@@ -266,7 +266,7 @@ func (p *Pages) claimButtonWait(w http.ResponseWriter, r *http.Request) {
 			}
 			p.presence.mu.Unlock()
 			p.message(w, r, http.StatusConflict, "Already claimed",
-				"Someone claimed this box with the setup code while this page waited for the button. Log in with that passphrase, or reset it on the box's console with openlolo owner reset-passphrase.", "Log in", "/login")
+				"Someone claimed this box with the setup code while this page waited for the button. Log in with that passphrase, or reset it on the box's console with "+p.resetCommand()+".", "Log in", "/login")
 			return
 		}
 		tok, err := preToken(w, r)

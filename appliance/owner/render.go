@@ -55,6 +55,7 @@ func (p *Pages) parseTemplates() error {
 		"mask":     maskID,
 		"lifeName": lifeName,
 		"pin":      spkiPin,
+		"resetCmd": p.resetCommand,
 	}
 	p.tmpl = make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {

@@ -20,6 +20,7 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 		}))
 	}
 	mux.Handle("GET /static/", p.static())
+	handle("GET /favicon.ico", favicon)
 
 	handle("GET /claim", p.claimForm)
 	handle("POST /claim", p.claimPost)

@@ -59,7 +59,7 @@ func pairCmd(ctx context.Context, c *Context, args []string) error {
 	if *pin == "" {
 		opts.Confirm = func(ctx context.Context, cert *x509.Certificate) (bool, error) {
 			fmt.Fprintf(c.Stderr, "%s presents this certificate:\n", boxURL)
-			fmt.Fprintf(c.Stderr, "  Fingerprint: %s\n  SPKI pin:    %s\n", boxtls.FingerprintColon(cert), boxtls.SPKIPin(cert))
+			fmt.Fprintf(c.Stderr, "  Fingerprint: %s\n  SPKI pin:    %s\n", boxtls.FingerprintHex(cert), boxtls.SPKIPin(cert))
 			if hint := pinHint(advertised, boxtls.SPKIPin(cert)); hint != "" {
 				fmt.Fprintln(c.Stderr, hint)
 			}
