@@ -49,6 +49,7 @@ type settingsPage struct {
 	Visitor    string // the tailnet login of this visit; "" on the LAN
 	Linked     string // the linked tailnet login
 	Update     *updateView
+	Account    *accountView // the passphrase and the owner's sessions
 	Done       string
 	Error      string
 }
@@ -63,6 +64,7 @@ func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
 	handle("POST /settings/tailnet/unlink", p.owner(p.tailnetUnlink))
 	handle("GET /settings/tailnet/login.png", p.asset(p.tailnetQR))
 	p.updateRoutes(handle)
+	p.accountRoutes(handle)
 }
 
 // settingsDone is the confirmation a redirect back to Settings shows.
@@ -89,7 +91,12 @@ func settingsDone(done string) string {
 }
 
 func (p *Pages) settings(w http.ResponseWriter, r *http.Request) {
-	p.showSettings(w, r, http.StatusOK, settingsDone(r.URL.Query().Get("done")), "")
+	done := r.URL.Query().Get("done")
+	msg := settingsDone(done)
+	if msg == "" {
+		msg = accountDone(done)
+	}
+	p.showSettings(w, r, http.StatusOK, msg, "")
 }
 
 func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int, done, msg string) {
@@ -111,6 +118,10 @@ func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int,
 	sp.Update.CSRF = s.csrf
 	if reload {
 		sp.Script, sp.Reload = true, 2
+	}
+	if sp.Account, err = p.accountSection(r); err != nil {
+		p.internal(w, r, "read the owner's sessions", err)
+		return
 	}
 	p.render(w, r, status, "settings", sp)
 }
