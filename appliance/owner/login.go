@@ -38,10 +38,6 @@ func (p *Pages) loginForm(w http.ResponseWriter, r *http.Request) {
 	p.showLoginPage(w, r, http.StatusOK, &loginPage{Next: next, Out: r.URL.Query().Get("out") == "1"})
 }
 
-func (p *Pages) showLogin(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
-	p.showLoginPage(w, r, status, &loginPage{Next: next, Error: msg})
-}
-
 func (p *Pages) showLoginPage(w http.ResponseWriter, r *http.Request, status int, lp *loginPage) {
 	tok, err := preToken(w, r)
 	if err != nil {
