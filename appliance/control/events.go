@@ -106,11 +106,10 @@ func (s *Service) writeEvents(ctx context.Context) {
 	}
 }
 
-// follow turns the phone's events into watch events (frames coalesced)
+// follow turns the phone's events (evs, from its Subscribe) into watch events (frames coalesced)
 // and lapses the lease on time, until ctx ends.
-func (s *Service) follow(ctx context.Context) {
+func (s *Service) follow(ctx context.Context, evs <-chan phone.Event) {
 	go s.writeEvents(ctx)
-	evs := s.ph.Subscribe(ctx)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var lastFrame time.Time

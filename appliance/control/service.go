@@ -182,7 +182,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err := s.ph.ReleaseAll(ctx); err != nil {
 		s.log.Warn("control: release all at start", "err", err)
 	}
-	go s.follow(ctx)
+	// Subscribe before New returns, so that no phone event from the
+	// caller's first inputs is lost to a goroutine not yet started.
+	go s.follow(ctx, s.ph.Subscribe(ctx))
 	go s.pruneEvery(ctx, pruneInterval)
 	return s, nil
 }
