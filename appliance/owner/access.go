@@ -15,6 +15,7 @@ type accessPage struct {
 	Pending []oauth.Pending
 	Clients []oauth.Client
 	Lives   []oauth.Life
+	Calls   map[string]int // calls today by client id
 	Done    string
 }
 
@@ -46,11 +47,17 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, "list the clients", err)
 		return
 	}
+	if ap.Calls, err = p.callsToday(r); err != nil {
+		p.internal(w, r, "count the calls", err)
+		return
+	}
 	switch r.URL.Query().Get("done") {
 	case "approved":
 		ap.Done = "Approved. The client gets its tokens on its next poll."
 	case "denied":
 		ap.Done = "Denied. The client is told on its next poll."
+	case "life":
+		ap.Done = "Changed. The new time counts from now."
 	case "revoked":
 		ap.Done = "Revoked. The client's tokens stopped working."
 	}
@@ -82,6 +89,10 @@ func (p *Pages) deny(w http.ResponseWriter, r *http.Request) {
 
 func (p *Pages) revoke(w http.ResponseWriter, r *http.Request) {
 	id := r.PostFormValue("client_id")
+	if r.PostFormValue("confirm") != "yes" {
+		p.confirmRevoke(w, r, id)
+		return
+	}
 	name := p.clientName(r.Context(), id)
 	if p.accessFailed(w, r, p.cfg.OAuth.RevokeClient(r.Context(), id)) {
 		return

@@ -22,7 +22,7 @@ var staticFS embed.FS
 
 // pageNames are the templates parsed at start; each is rendered inside
 // layout.html.
-var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button"}
+var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button", "access_revoke"}
 
 // pageParts are sections kept in files of their own, parsed with a page.
 var pageParts = map[string][]string{"settings": {"settings_update", "settings_account"}}

@@ -95,7 +95,7 @@ func Deny(t testing.TB, c *http.Client, baseURL, userCode string) {
 func Revoke(t testing.TB, c *http.Client, baseURL, clientID string) {
 	t.Helper()
 	tok := CSRF(t, c, baseURL)
-	res, body := PostForm(t, c, baseURL, "/access/revoke", url.Values{"csrf": {tok}, "client_id": {clientID}})
+	res, body := PostForm(t, c, baseURL, "/access/revoke", url.Values{"csrf": {tok}, "client_id": {clientID}, "confirm": {"yes"}})
 	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/access" {
 		t.Fatalf("ownertest: revoke %s: status %d at %s: %s", clientID, res.StatusCode, res.Request.URL.Path, Text(body))
 	}

@@ -155,7 +155,7 @@ class Owner:
 
     def revoke(self, client_id: str) -> None:
         tok, _ = self.csrf("/status")
-        where, _ = self.post("/access/revoke", {"csrf": tok, "client_id": client_id})
+        where, _ = self.post("/access/revoke", {"csrf": tok, "client_id": client_id, "confirm": "yes"})
         if where != "/access":
             raise AssertionError("revoke ended at %s" % where)
 
