@@ -258,6 +258,7 @@ func (b *Box) routes() error {
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,
 		StateDir:      b.cfg.StateDir,
+		Reset:         b.factoryReset,
 		Logger:        b.log.With("service", "owner"),
 	})
 	if err != nil {

@@ -133,7 +133,7 @@ func (b *Box) factoryReset(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
-	b.log.Warn("FACTORY RESET by the button: owner, sessions, clients, grants, tokens and the journal are gone; the certificate is kept",
+	b.log.Warn("FACTORY RESET (the button held, or Settings): owner, sessions, clients, grants, tokens and the journal are gone; the certificate is kept",
 		"setup_code", code, "clients", lost["oauth_clients"], "grants", lost["oauth_grants"], "operations", lost["operations"])
 	out := b.cfg.Out
 	if out == nil {

@@ -45,6 +45,10 @@ type Config struct {
 	// Updater installs signed update bundles from the Settings page; nil
 	// when the box does not update itself (the page says so).
 	Updater Updater
+	// Reset, when set, is the box's factory reset (FactoryReset and the
+	// announcement of the new setup code); the Settings page calls it.
+	// nil: the page calls FactoryReset itself.
+	Reset func(ctx context.Context) error
 	// StateDir is the box's state directory, named in the console
 	// commands the pages suggest (openlolo owner reset-passphrase --state
 	// DIR); empty shows the placeholder DIR.

@@ -65,6 +65,7 @@ func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
 	handle("GET /settings/tailnet/login.png", p.asset(p.tailnetQR))
 	p.updateRoutes(handle)
 	p.accountRoutes(handle)
+	p.resetRoutes(handle)
 }
 
 // settingsDone is the confirmation a redirect back to Settings shows.
