@@ -380,6 +380,9 @@ func (s *Service) Recent(ctx context.Context, n int) ([]store.Operation, error) 
 // RecentActions returns up to n pauses, resumes and other recorded actions,
 // newest first (for the box page's Activity).
 func (s *Service) RecentActions(ctx context.Context, n int) ([]store.Action, error) {
+	if err := s.FlushCalls(ctx); err != nil {
+		return nil, fmt.Errorf("control: recent actions: %w", err)
+	}
 	var acts []store.Action
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		var err error
@@ -429,7 +432,8 @@ func (s *Service) prune(ctx context.Context) {
 // became an operation (PAUSED, RATE_LIMITED, SCOPE_REQUIRED, ...). args
 // is the call's arguments as sent; only their summary is kept. Successful
 // polls (openlolo_watch, openlolo_operation_status) are not recorded: they
-// would bury everything else.
+// would bury everything else. The record is written shortly after, in a
+// batch (FlushCalls waits for it), so the call pays for no commit.
 func (s *Service) RecordCall(ctx context.Context, c Client, tool api.Tool, out api.Outcome, args json.RawMessage) {
 	if out.Status != api.StatusFailed && (tool == api.ToolWatch || tool == api.ToolOperationStatus) {
 		return
@@ -442,13 +446,5 @@ func (s *Service) RecordCall(ctx context.Context, c Client, tool api.Tool, out a
 	if out.Error != nil {
 		a.Code = string(out.Error.Code)
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
-	defer cancel()
-	err := s.st.Update(wctx, func(tx *store.Tx) error {
-		_, err := tx.InsertCallAction(a, out.OperationID)
-		return err
-	})
-	if err != nil {
-		s.log.Warn("control: record call", "tool", tool, "err", err)
-	}
+	s.queueCall(call{action: a, operationID: out.OperationID})
 }

@@ -121,7 +121,8 @@ type Service struct {
 	windows     map[string]*window
 	expiring    map[string]bool // grants told they are expiring
 
-	ev events
+	ev    events
+	calls chan call // recorded calls on their way to the store (calls.go)
 }
 
 // New starts a Service: it marks operations that were dispatched when the
@@ -153,6 +154,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	s.boot = hex.EncodeToString(b[:])
 	s.ev.init()
+	s.calls = make(chan call, 4*callBatch)
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		n, err := tx.InterruptOperations(s.now())
 		if err != nil {
@@ -186,6 +188,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	// caller's first inputs is lost to a goroutine not yet started.
 	go s.follow(ctx, s.ph.Subscribe(ctx))
 	go s.pruneEvery(ctx, pruneInterval)
+	go s.writeCalls(ctx)
 	return s, nil
 }
 
