@@ -1,0 +1,76 @@
+package owner
+
+import (
+	"encoding/json"
+	"net/http"
+	"runtime"
+	"time"
+)
+
+// diagnostics is the Settings page's download: what a helper needs to see
+// why the box misbehaves, and no secrets (no passphrase or its hash, no
+// token, no setup code, no client secret, no typed text).
+type diagnostics struct {
+	Taken   time.Time    `json:"taken"`
+	Box     diagBox      `json:"box"`
+	Phone   *diagPhone   `json:"phone,omitempty"`
+	Lease   *LeaseView   `json:"lease,omitempty"`
+	Tailnet *TailnetView `json:"tailnet,omitempty"`
+	Clients []diagClient `json:"clients"`
+	Recent  []Activity   `json:"recent"`
+}
+
+type diagBox struct {
+	Name, Version, Backend, Fingerprint, Go, OS, Arch string
+}
+
+type diagPhone struct {
+	Backend, Platform, Model    string
+	Width, Height               int
+	Keyboard, Touch, Screenshot bool
+}
+
+type diagClient struct {
+	Name, Entry, Life string
+	Scopes            []string
+	LastUsed, Expires time.Time
+}
+
+// diagnosticsGet answers the diagnostics file as a JSON download.
+func (p *Pages) diagnosticsGet(w http.ResponseWriter, r *http.Request) {
+	i := p.info()
+	d := diagnostics{Taken: p.now().UTC(), Box: diagBox{Name: i.Name, Version: i.Version, Backend: i.Backend, Fingerprint: i.Fingerprint,
+		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}, Clients: []diagClient{}, Recent: []Activity{}}
+	if ph := p.cfg.Phone; ph != nil {
+		pi := ph.Info()
+		d.Phone = &diagPhone{Backend: pi.Backend, Platform: string(pi.Platform), Model: pi.Model, Width: pi.Native.X, Height: pi.Native.Y,
+			Keyboard: pi.Keyboard, Touch: pi.Touch, Screenshot: pi.Screenshot}
+	}
+	if p.cfg.Control != nil {
+		l := p.cfg.Control.Lease()
+		d.Lease = &l
+		if acts, err := p.cfg.Control.Recent(r.Context(), 100); err == nil {
+			d.Recent = acts
+		} else {
+			p.log.Warn("owner: diagnostics: recent activity", "err", err)
+		}
+	}
+	if p.cfg.Tailnet != nil {
+		t := p.cfg.Tailnet.TailnetStatus()
+		t.AuthURL = "" // a login link is as good as a key while it lasts
+		d.Tailnet = &t
+	}
+	clients, err := p.cfg.OAuth.Clients(r.Context())
+	if err != nil {
+		p.internal(w, r, "list the clients", err)
+		return
+	}
+	for _, c := range clients {
+		d.Clients = append(d.Clients, diagClient{Name: c.Name, Entry: c.Entry, Life: string(c.Life), Scopes: c.Scopes, LastUsed: c.LastUsed, Expires: c.Expires})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="openlolo-diagnostics.json"`)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(d)
+}
