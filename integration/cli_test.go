@@ -116,7 +116,7 @@ func cliPair(t *testing.T, tb *testBox, store, name string) string {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("openlolo pair: %v\nstderr:\n%s", err, seen.String())
 	}
-	if !strings.Contains(seen.String(), tb.Box.Cert().FingerprintColon()) || !strings.Contains(seen.String(), "Trust this box? [y/N]") {
+	if !strings.Contains(seen.String(), tb.Box.Cert().Fingerprint()) || !strings.Contains(seen.String(), "Trust this box? [y/N]") {
 		t.Fatalf("pair did not show the fingerprint and ask:\n%s", seen.String())
 	}
 	if !strings.Contains(out.String(), "Paired with "+tb.URL) {
