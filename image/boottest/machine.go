@@ -112,6 +112,9 @@ func boot(ctx context.Context, s machineSpec) (*machine, error) {
 	}
 	if s.raspi3b {
 		cfg.Machine, cfg.CPUs, cfg.MemoryMiB = "raspi3b", 4, 1024
+		// QEMU's raspi3b resets as soon as the bcm2835 watchdog starts
+		// (no timer in its model), so the card's watchdog stays off here.
+		cfg.Append += " openlolo.watchdog=0"
 		cfg.Extra = []string{"-dtb", filepath.Join(s.files.dir, s.dtb), "-drive", "file=" + s.disk + ",format=raw,if=sd"}
 	} else {
 		cfg.Disk = s.disk
