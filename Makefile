@@ -29,7 +29,7 @@ ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
-	test-kernel test-net test-interop test-clients image test-image buildroot-image update-bundle test-update
+	test-kernel test-net test-interop test-clients test-browser image test-image buildroot-image update-bundle test-update
 
 all: build
 
@@ -71,6 +71,16 @@ test-interop:
 	cd hw/coredevice/interop && GOFLAGS=-mod=mod GONOSUMDB=github.com/danielpaulus/go-ios,github.com/aluedeke/go-codesign \
 		$(GO) test -count=1 ./...
 
+## test-browser: the box page in Debian's chromium driven by chromedp, against bin/openlolo serve on the sim (one box, one browser; about 35 s)
+# Claim, approve a paired script, the owner's pause, Activity, the live view,
+# asks, and every page at 390 and 1280 px with and without JavaScript (no
+# horizontal overflow). Each page's screenshots go to out/browser-shots/
+# (<page>-<width>[-nojs].png), a folder CI keeps as the run's artifact.
+# chromedp is test-only (integration/browser_*_test.go, build tag browser).
+test-browser: build
+	$(GO) vet -tags browser ./integration/
+	OPENLOLO_BIN=$(CURDIR)/bin/openlolo $(GO) test -tags browser -run TestBrowser -count=1 -v ./integration/
+
 ## test-net: the remote entry over an offline tailnet (testcontrol + DERP) and mDNS, in network namespaces
 test-net:
 	$(GO) test -tags 'tailnet $(TS_OMIT_TEST)' -count=1 -run 'Tailnet|MDNS' ./appliance/entry/
@@ -102,6 +112,7 @@ ifneq ($(TURBO_HOST),)
 	$(GO) tool staticcheck -tags turbojpeg ./appliance/mcp/
 endif
 	$(GO) tool staticcheck -tags clients ./integration/
+	$(GO) tool staticcheck -tags browser ./integration/
 	$(GO) mod tidy -diff
 	mypy --strict packages/sdk-python/openlolo
 

@@ -3,19 +3,15 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,73 +22,14 @@ import (
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 
-// servedBox is `openlolo serve` on the simulated phone, run as a person
-// runs it (the built binary, its start-up lines), claimed by an owner.
-type servedBox struct {
-	URL         string // https://127.0.0.1:PORT, no trailing slash
-	Fingerprint string // as serve printed it
-	SPKIPin     string
-	PEM         string       // the box's certificate, downloaded from the Connect page's link
-	Pinned      *http.Client // trusts the box by its fingerprint (Go: the pinned config)
-	Owner       *http.Client // the owner's browser: pinned, with a cookie jar, logged in
-}
-
 // serveBox starts the binary on a fresh state folder, reads its start-up
 // lines, claims the box with the setup code through the claim page, and
 // downloads the certificate as a user would for NODE_EXTRA_CA_CERTS.
 func serveBox(t *testing.T) *servedBox {
 	t.Helper()
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, openloloBin(t), "serve", "--state", filepath.Join(dir, "state"),
-		"--lan", "127.0.0.1:0", "--phone", "sim", "--sim-size", "390x844")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("openlolo serve: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("openlolo serve log (tail):\n%s", tail(string(b), 4000))
-		}
-	})
-	lines := map[string]string{}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		lines[k] = strings.TrimSpace(v)
-		if k == "Setup code" {
-			break
-		}
-	}
-	go io.Copy(io.Discard, stdout)
-	b := &servedBox{URL: strings.TrimSuffix(lines["LAN URL"], "/"), Fingerprint: lines["Fingerprint"], SPKIPin: lines["SPKI pin"]}
-	if b.URL == "" || b.Fingerprint == "" || lines["Setup code"] == "" {
-		t.Fatalf("openlolo serve printed no LAN URL, fingerprint and setup code: %v", lines)
-	}
-	cfg, err := boxtls.ClientConfig(b.Fingerprint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Pinned = &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 30 * time.Second}
-	jar, _ := cookiejar.New(nil)
-	b.Owner = &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: cfg.Clone()}, Timeout: 30 * time.Second}
-	ownertest.Claim(t, b.Owner, b.URL, lines["Setup code"], passphrase)
-	b.PEM = filepath.Join(dir, "box.pem")
+	b, setupCode := startServe(t)
+	ownertest.Claim(t, b.Owner, b.URL, setupCode, passphrase)
+	b.PEM = filepath.Join(t.TempDir(), "box.pem")
 	if err := b.downloadPEM(b.PEM); err != nil {
 		t.Fatal(err)
 	}
@@ -127,37 +64,6 @@ func (b *servedBox) downloadPEM(path string) error {
 		return fmt.Errorf("the downloaded certificate has fingerprint %s, serve printed %s", got, b.Fingerprint)
 	}
 	return os.WriteFile(path, []byte(body), 0o644)
-}
-
-// fetch sends one request and reads the whole answer. A form from the
-// owner's browser (the client with a cookie jar) carries Origin, as a
-// browser's does; the other clients send none.
-func fetch(c *http.Client, method, u string, form url.Values) (*http.Response, string, error) {
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, u, body)
-	if err != nil {
-		return nil, "", err
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if c.Jar != nil {
-			pu, _ := url.Parse(u)
-			req.Header.Set("Origin", pu.Scheme+"://"+pu.Host)
-		}
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s %s: %w", method, u, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, "", fmt.Errorf("read %s: %w", u, err)
-	}
-	return res, string(b), nil
 }
 
 // consent is the owner's browser following an authorization URL: the box's
@@ -244,11 +150,4 @@ func (b *servedBox) approveDeviceWhenShown(ctx context.Context, userCode, verifi
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }

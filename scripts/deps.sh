@@ -37,11 +37,18 @@ set -eu
 #   make git ca-certificates          the build itself, Go module downloads
 #   usbmuxd                           the iPhone backend's no-device test (scripts/test-usbmuxd.sh)
 #   tesseract-ocr tesseract-ocr-eng   the OCR engine openlolo_find_text runs (appliance/ocr's tests read the sim)
+#   chromium                          the browser of make test-browser (headless, driven by chromedp); its
+#                                     Depends carry every library it needs; of its recommends the tests need
+#                                     none (chromium-sandbox: the suite runs it with --no-sandbox as root;
+#                                     fonts-liberation: the pages ask for system-ui and monospace, not Arial;
+#                                     libgl1-mesa-dri, upower, udev, a notification daemon: not headless)
+#   fonts-dejavu-core                 the sans and mono faces fontconfig gives system-ui and monospace, so
+#                                     the screenshots have readable text and real line widths
 PACKAGES="gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libturbojpeg0-dev libturbojpeg0-dev:arm64
 qemu-user-static qemu-system-arm ipxe-qemu kmod genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
 device-tree-compiler binutils fdisk debian-archive-keyring bsdextrautils curl openssl file iproute2
 make git ca-certificates python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip python3-mypy shellcheck usbmuxd
-tesseract-ocr tesseract-ocr-eng"
+tesseract-ocr tesseract-ocr-eng chromium fonts-dejavu-core"
 command -v python3 >/dev/null || PACKAGES="$PACKAGES python3"
 { command -v node && command -v npm; } >/dev/null || PACKAGES="$PACKAGES nodejs npm"
 
