@@ -9,6 +9,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
+	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
 	"github.com/openlolo/openlolo/hw/gadget"
 )
 
@@ -27,9 +28,9 @@ func TestSelfTestCoreDevice(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ok      usbmuxd", "ok      tunnel", "phone   iPhone17,1, iOS 27.0", "ok      developer mode   on",
-		"ok      screenshot", "ok      apps             1 apps: com.apple.mobilenotes", "ok      launch           com.apple.mobilenotes, pid 4242",
+		"ok      disk image       personalized developer disk image mounted", "ok      screenshot", "ok      apps             1 apps: com.apple.mobilenotes", "ok      launch           com.apple.mobilenotes, pid 4242",
 		`ok      set clipboard    "héllo ✓ 日本" set and read back`, `ok      clipboard        "héllo ✓ 日本"`,
-		"skip    paste, tap", "result: 8 ok, 0 failed, 1 skipped",
+		"skip    paste, tap", "result: 9 ok, 0 failed, 1 skipped",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -43,6 +44,19 @@ func TestSelfTestCoreDevice(t *testing.T) {
 	}
 	if got := st.Launches(); len(got) != 1 {
 		t.Errorf("launched %v", got)
+	}
+}
+
+// TestSelfTestNoDiskImage: a phone without its developer disk image
+// fails that step with what it is for and why it needs the internet.
+func TestSelfTestNoDiskImage(t *testing.T) {
+	st := &coredevicetest.State{}
+	p := &coredevicetest.Phone{DeveloperMode: true, Mounter: &dditest.Mounter{}}
+	p.Services = st.Services(p)
+	mux := p.Start(t)
+	code, out, _ := run(t, "", "selftest", "--phone", "coredevice", "--state", t.TempDir(), "--usbmuxd", mux.Socket)
+	if code != 1 || !strings.Contains(out, "FAIL    disk image       not mounted") || !strings.Contains(out, "needs the internet") {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 }
 

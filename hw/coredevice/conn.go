@@ -54,6 +54,7 @@ type Conn struct {
 	net    *tunnel.Network
 	// deviceID identifies this host's session in CoreDevice requests.
 	deviceID xpc.UUID
+	dev      usbmux.Device // the phone, as usbmuxd lists it
 }
 
 func (d *Dialer) now() time.Time {
@@ -192,6 +193,7 @@ func (d *Dialer) Dial(ctx context.Context, dev usbmux.Device) (*Conn, error) {
 		return nil, err
 	}
 	c.Info = info
+	c.dev = dev
 	return c, nil
 }
 

@@ -26,6 +26,13 @@ type Options struct {
 	// Retry is how often the backend looks for the phone again while none
 	// is attached or the tunnel failed (0: 2 s).
 	Retry time.Duration
+	// Recheck is how often a tunnelled phone that is not ready (Developer
+	// Mode off, no disk image) is asked again (0: 5 s).
+	Recheck time.Duration
+	// Mount, if set, mounts the personalized developer disk image when
+	// the phone has none (see hw/coredevice/ddi); nil leaves it to the
+	// owner, and State says it is missing.
+	Mount func(ctx context.Context, c *Conn) error
 }
 
 // Backend is the iPhone behind hw/phone over CoreDevice: native PNG
@@ -69,15 +76,18 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	if o.Retry == 0 {
 		o.Retry = 2 * time.Second
 	}
+	if o.Recheck == 0 {
+		o.Recheck = 5 * time.Second
+	}
 	b := &Backend{o: o, log: log, subs: map[chan phone.Event]bool{}}
 	b.dialer = &Dialer{
 		Mux: &usbmux.Client{Socket: o.Socket}, Store: lockdown.Store{Dir: filepath.Join(o.StateDir, "coredevice")}, Now: o.Now,
 		Trust: func(err error) {
 			if errors.Is(err, lockdown.ErrPasscode) {
-				b.setState(phone.State{Code: "pairing", Reason: "Unlock the iPhone so it can ask to trust this box."}, phone.Detached)
+				b.setState(phone.State{Code: "pairing", Problems: phone.ProblemSet(phone.NotTrusted), Reason: "Unlock the iPhone so it can ask to trust this box."}, phone.Detached)
 				return
 			}
-			b.setState(phone.State{Code: "pairing", Reason: "The iPhone asks Trust This Computer?: tap Trust and enter its passcode."}, phone.Detached)
+			b.setState(phone.State{Code: "pairing", Problems: phone.ProblemSet(phone.NotTrusted), Reason: "The iPhone asks Trust This Computer?: tap Trust and enter its passcode."}, phone.Detached)
 		},
 	}
 	b.info = phone.Info{Backend: "coredevice", Platform: phone.IOS, Model: "iPhone", Screenshot: true, Can: native}
@@ -104,7 +114,7 @@ func (b *Backend) run(ctx context.Context) {
 			if ctx.Err() == nil {
 				b.log.Debug("coredevice: no tunnel", "err", err)
 			}
-		} else {
+		} else if b.await(ctx, c) {
 			b.ready(ctx, c)
 			select {
 			case <-c.Done():
@@ -140,11 +150,12 @@ func (b *Backend) connect(ctx context.Context) (*Conn, error) {
 		}
 		c, err := b.dialer.Dial(ctx, d)
 		if err != nil {
-			reason := "The box cannot open the iPhone's CoreDevice tunnel: " + err.Error()
+			st := phone.State{Code: "no_tunnel", Reason: "The box cannot open the iPhone's CoreDevice tunnel: " + err.Error()}
 			if errors.Is(err, lockdown.ErrUserDenied) {
-				reason = "The iPhone's owner tapped Don't Trust. Unplug and plug the cable in again to be asked again."
+				st.Reason = "The iPhone's owner tapped Don't Trust. Unplug and plug the cable in again to be asked again."
+				st.Problems = phone.ProblemSet(phone.NotTrusted)
 			}
-			b.setState(phone.State{Code: "no_tunnel", Reason: reason}, phone.Detached)
+			b.setState(st, phone.Detached)
 			return nil, err
 		}
 		return c, nil
@@ -175,7 +186,7 @@ func (b *Backend) ready(ctx context.Context, c *Conn) {
 		geo = phone.Geometry{Width: info.Native.X, Height: info.Native.Y, Epoch: geo.Epoch + 1}
 	}
 	b.mu.Unlock()
-	b.setState(phone.State{Ready: true, Code: "ready", Geometry: geo}, phone.Attached)
+	b.setState(phone.State{Ready: true, Code: "ready", Problems: InputProblems(c.Info.ProductVersion), Geometry: geo}, phone.Attached)
 }
 
 func (b *Backend) setState(s phone.State, kind phone.EventKind) {

@@ -29,7 +29,7 @@ func TestBackend(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes"}}
-	p := &coredevicetest.Phone{ProductVersion: "27.0"}
+	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	b, err := coredevice.Open(ctx, coredevice.Options{Socket: mux.Socket, StateDir: t.TempDir(), Retry: 10 * time.Millisecond})
@@ -98,7 +98,7 @@ func TestBackendOldIOS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	st := &coredevicetest.State{}
-	p := &coredevicetest.Phone{ProductVersion: "26.2"}
+	p := &coredevicetest.Phone{ProductVersion: "26.2", DeveloperMode: true}
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	b, _ := coredevice.Open(ctx, coredevice.Options{Socket: mux.Socket, StateDir: t.TempDir(), Retry: 10 * time.Millisecond})

@@ -121,6 +121,13 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	step("developer mode", t, err, map[bool]string{true: "on", false: "off: Settings > Privacy & Security > Developer Mode (the phone restarts); screenshots and apps need it"}[dm])
 
 	t = now()
+	mounted, err := c.DiskImageMounted(ctx)
+	if err == nil && !mounted {
+		err = errors.New("not mounted: the developer services (screenshots, apps, clipboard) come with it; the box mounts it with Apple's signing server after every restart of the phone, so it needs the internet")
+	}
+	step("disk image", t, err, "personalized developer disk image mounted")
+
+	t = now()
 	png, err := c.Screenshot(ctx)
 	detail := ""
 	if err == nil {

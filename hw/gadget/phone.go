@@ -229,16 +229,16 @@ func (p *Phone) compute() phone.State {
 	case p.closed:
 		return phone.State{Code: "closed", Reason: "the gadget backend is closed", Geometry: geo}
 	case p.bound == nil:
-		return phone.State{Code: "no_udc", Reason: "the box has no USB device controller: on a Pi 4/400/CM4 or Zero 2 W add dtoverlay=dwc2 to config.txt and connect the phone to the USB-C (OTG) port; a Pi 3 cannot be a USB device", Geometry: geo}
+		return phone.State{Code: "no_udc", Problems: phone.ProblemSet(phone.NoUDC), Reason: "the box has no USB device controller: on a Pi 4/400/CM4 or Zero 2 W add dtoverlay=dwc2 to config.txt and connect the phone to the USB-C (OTG) port; a Pi 3 cannot be a USB device", Geometry: geo}
 	}
 	if s := p.bound.State(); s != StateConfigured {
 		if s == "" {
 			s = "absent"
 		}
-		return phone.State{Code: "not_configured", Reason: fmt.Sprintf("the phone has not set up the box's USB device (state %q): connect the phone to the box's USB-C port with a data cable and unlock it", s), Geometry: geo}
+		return phone.State{Code: "not_configured", Problems: phone.ProblemSet(phone.NotConfigured), Reason: fmt.Sprintf("the phone has not set up the box's USB device (state %q): connect the phone to the box's USB-C port with a data cable and unlock it", s), Geometry: geo}
 	}
 	if p.opts.Video == NoVideo || p.video == nil || !p.video.Online() {
-		return phone.State{Code: "no_video", Reason: "no capture device: plug the HDMI capture adapter into a USB-A port and connect the phone's video out (USB-C DisplayPort or the Lightning AV adapter) to it", Geometry: geo}
+		return phone.State{Code: "no_video", Problems: phone.ProblemSet(phone.NoVideo), Reason: "no capture device: plug the HDMI capture adapter into a USB-A port and connect the phone's video out (USB-C DisplayPort or the Lightning AV adapter) to it", Geometry: geo}
 	}
 	return phone.State{Ready: true, Code: "ready", Geometry: geo}
 }

@@ -202,6 +202,9 @@ func TestPhoneNoUDC(t *testing.T) {
 	if s := p.State(); s.Code != "no_udc" || !strings.Contains(s.Reason, "dtoverlay=dwc2") {
 		t.Fatalf("State = %+v, want no_udc with a hint", s)
 	}
+	if s := p.State(); s.Problems != phone.ProblemSet(phone.NoUDC) {
+		t.Errorf("Problems = %v, want no_udc (the box page's walkthrough keys on it)", s.Problems)
+	}
 	if _, err := p.Type(context.Background(), "a"); !errors.Is(err, phone.ErrUnavailable) {
 		t.Errorf("Type without a UDC = %v, want ErrUnavailable", err)
 	}
@@ -224,8 +227,14 @@ func TestPhoneStates(t *testing.T) {
 	}
 	k.setState(StateConfigured)
 	waitState(t, p, "no_video")
+	if pr := p.State().Problems; pr != phone.ProblemSet(phone.NoVideo) {
+		t.Errorf("Problems while no_video = %v", pr)
+	}
 	v.show(1, 64, 32, 16, 32)
 	waitState(t, p, "ready")
+	if pr := p.State().Problems; pr != 0 {
+		t.Errorf("Problems when ready = %v, want none", pr)
+	}
 	// Events after Open's state: no_video, then ready.
 	var codes []string
 	timeout := time.After(2 * time.Second)

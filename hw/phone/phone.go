@@ -136,10 +136,17 @@ type State struct {
 	// Ready is true when input and screenshots should work.
 	Ready bool
 	// Code is a short machine word: "ready", "no_udc", "not_configured",
-	// "no_video", "detached", "closed".
+	// "no_video", "detached", "closed"; on an iPhone over CoreDevice also
+	// "pairing", "no_usbmuxd", "no_tunnel", "developer_mode_off",
+	// "ddi_not_mounted".
 	Code string
 	// Reason is a sentence for a person when not ready; empty when ready.
 	Reason string
+	// Problems are what the owner can fix, in the order to fix them: the
+	// one that makes the phone not ready (the Code's) and those that only
+	// take features away (an iPhone below iOS 27 takes no input over
+	// CoreDevice but is ready for screenshots).
+	Problems Problems
 	// Geometry is the current screen geometry (zero if unknown).
 	Geometry Geometry
 }

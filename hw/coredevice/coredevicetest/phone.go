@@ -16,8 +16,10 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/hw/coredevice/cdtunnel"
+	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown/lockdowntest"
+	"github.com/openlolo/openlolo/hw/coredevice/plist"
 	"github.com/openlolo/openlolo/hw/coredevice/remotexpc"
 	"github.com/openlolo/openlolo/hw/coredevice/tunnel"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
@@ -49,6 +51,8 @@ const (
 	rsdPort   = 58783
 	firstPort = 50000
 	shimPort  = 49999 // com.apple.mobile.lockdown.remote.trusted
+	mountPort = 49998 // com.apple.mobile.mobile_image_mounter.shim.remote
+	amfiPort  = 49153 // com.apple.amfi.lockdown, over usbmux
 )
 
 // Phone is a fake iPhone. Set the fields, then Start.
@@ -63,6 +67,11 @@ type Phone struct {
 	Services map[string]Service
 	// DeveloperMode is what remote lockdown reports.
 	DeveloperMode bool
+	// Mounter, if set, is the phone's image mounter (RSD lists it) and
+	// the developer services appear in RSD's catalogue only while it has
+	// an image mounted, as on a phone. Nil: no mounter is listed and the
+	// services always are. Start sets its DeveloperMode to the phone's.
+	Mounter *dditest.Mounter
 
 	Mux      *usbmuxtest.Server
 	Lockdown *lockdowntest.Device
@@ -73,6 +82,7 @@ type Phone struct {
 	requests  map[string][]xpc.Dict
 	perConn   map[string][]int // requests on each connection, per service
 	tunnels   int
+	reveals   int
 	networks  []*tunnel.Network
 	listeners []net.Listener
 }
@@ -94,7 +104,13 @@ func (p *Phone) Start(t testing.TB) *usbmux.Client {
 		UDID: p.UDID, ProductType: p.ProductType, ProductVersion: p.ProductVersion, DeviceName: "Test iPhone",
 		Prompt:        p.Prompt,
 		DeveloperMode: p.DeveloperMode,
-		Services:      map[string]lockdowntest.Service{"com.apple.internal.devicecompute.CoreDeviceProxy": {Port: proxyPort, SSL: true}},
+		Services: map[string]lockdowntest.Service{
+			"com.apple.internal.devicecompute.CoreDeviceProxy": {Port: proxyPort, SSL: true},
+			"com.apple.amfi.lockdown":                          {Port: amfiPort, SSL: true},
+		},
+	}
+	if p.Mounter != nil {
+		p.Mounter.DeveloperMode = p.DeveloperMode
 	}
 	p.ports = map[string]uint16{}
 	p.requests = map[string][]xpc.Dict{}
@@ -114,6 +130,8 @@ func (p *Phone) Start(t testing.TB) *usbmux.Client {
 			return p.Lockdown.Serve
 		case proxyPort:
 			return p.serveProxy
+		case amfiPort:
+			return p.serveAMFI
 		}
 		return nil
 	}
@@ -153,6 +171,37 @@ func (p *Phone) Tunnels() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.tunnels
+}
+
+// Reveals returns how often the host asked to reveal the Developer Mode
+// switch in Settings.
+func (p *Phone) Reveals() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reveals
+}
+
+// serveAMFI is com.apple.amfi.lockdown: action 0 reveals the Developer
+// Mode switch.
+func (p *Phone) serveAMFI(conn net.Conn) {
+	tc, err := p.Lockdown.ServeTLS(conn, p.Lockdown.PairedHost())
+	if err != nil {
+		conn.Close()
+		return
+	}
+	defer tc.Close()
+	req, err := lockdown.ReadMessage(tc)
+	if err != nil {
+		return
+	}
+	if n, ok := req.Uint("action"); !ok || n != 0 {
+		lockdown.WriteMessage(tc, plist.Dict{{Key: "Error", Value: "unexpected action"}})
+		return
+	}
+	p.mu.Lock()
+	p.reveals++
+	p.mu.Unlock()
+	lockdown.WriteMessage(tc, plist.Dict{{Key: "success", Value: true}})
 }
 
 // Unplug detaches the phone from usbmuxd and drops every tunnel.
@@ -198,6 +247,12 @@ func (p *Phone) serveProxy(conn net.Conn) {
 	if err := p.listen(n, shimPort, p.Lockdown.Serve); err != nil {
 		n.Close()
 		return
+	}
+	if p.Mounter != nil {
+		if err := p.listen(n, mountPort, p.Mounter.Serve); err != nil {
+			n.Close()
+			return
+		}
 	}
 	for name, port := range p.ports {
 		if err := p.listen(n, port, func(c net.Conn) { p.serveService(name, c) }); err != nil {
@@ -251,6 +306,9 @@ func (p *Phone) listen(n *tunnel.Network, port uint16, serve func(net.Conn)) err
 func (p *Phone) handshake() xpc.Dict {
 	services := xpc.Dict{}
 	for name, port := range p.ports {
+		if p.Mounter != nil && !p.Mounter.IsMounted() {
+			break // the developer services come with the disk image
+		}
 		features := []any{}
 		for _, f := range p.Services[name].Features {
 			features = append(features, f)
@@ -270,6 +328,13 @@ func (p *Phone) handshake() xpc.Dict {
 		{Key: "Port", Value: strconv.Itoa(shimPort)},
 		{Key: "Properties", Value: xpc.Dict{{Key: "ServiceVersion", Value: uint64(1)}}},
 	}})
+	if p.Mounter != nil {
+		services = append(services, xpc.Entry{Key: "com.apple.mobile.mobile_image_mounter.shim.remote", Value: xpc.Dict{
+			{Key: "Entitlement", Value: "com.apple.mobile.mobile_image_mounter.shim.remote"},
+			{Key: "Port", Value: strconv.Itoa(mountPort)},
+			{Key: "Properties", Value: xpc.Dict{{Key: "ServiceVersion", Value: uint64(1)}}},
+		}})
+	}
 	return xpc.Dict{
 		{Key: "MessageType", Value: "Handshake"},
 		{Key: "MessagingProtocolVersion", Value: uint64(7)},
