@@ -22,10 +22,10 @@ var staticFS embed.FS
 
 // pageNames are the templates parsed at start; each is rendered inside
 // layout.html.
-var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button", "access_revoke"}
+var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button", "access_revoke", "help"}
 
 // pageParts are sections kept in files of their own, parsed with a page.
-var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset"}}
+var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset"}, "status": {"status_problems"}}
 
 // basePage is what every page's layout needs.
 type basePage struct {

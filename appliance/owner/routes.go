@@ -39,6 +39,8 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("GET /status/screen.jpg", p.asset(p.screen))
 	handle("POST /status/pause", p.owner(p.pause))
 	handle("POST /status/resume", p.owner(p.resume))
+	handle("GET /help", p.owner(p.helpIndex))
+	handle("GET /help/{topic}", p.owner(p.helpTopicPage))
 	handle("GET /activity", p.owner(p.activityPage))
 	handle("GET /connect", p.owner(p.connectPage))
 	handle("GET "+CertificatePath, p.certificate)

@@ -25,8 +25,10 @@ type statusPage struct {
 	State      phone.State
 	HasControl bool
 	Lease      LeaseView
-	Done       string       // a confirmation after pause or resume
-	Remote     *TailnetView // the remote entry; nil when the box has none
+	Done       string        // a confirmation after pause or resume
+	Remote     *TailnetView  // the remote entry; nil when the box has none
+	Problems   []problemView // what the phone still needs (status_problems.html)
+	Waiting    bool          // the box waits for the owner to fix one of them
 }
 
 func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +38,10 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		sp.HasPhone = true
 		sp.Phone = p.cfg.Phone.Info()
 		sp.State = p.cfg.Phone.State()
+		sp.Problems, sp.Waiting = problemViews(sp.State), waiting(sp.State)
+		if sp.Waiting {
+			sp.Reload = 5
+		}
 	}
 	if p.cfg.Control != nil {
 		sp.HasControl = true

@@ -1,0 +1,136 @@
+package owner
+
+import (
+	"net/http"
+
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// helpTopic is one walkthrough page under /help/, for one phone problem.
+type helpTopic struct {
+	Slug    string        // the page's path under /help/
+	Title   string        // its heading
+	Problem phone.Problem // the problem it fixes
+	// Next is the short next step the Status page shows beside the
+	// problem.
+	Next string
+	// Waits is true when the box finds the fix by itself (the page
+	// refreshes while the problem lasts).
+	Waits bool
+}
+
+// helpTopics are the walkthroughs, one per problem a backend reports.
+var helpTopics = []helpTopic{
+	{Slug: "usb-device", Title: "Give the box a USB device port", Problem: phone.NoUDC,
+		Next: "Enable the Pi's USB device controller (dtoverlay=dwc2) and use its USB-C port."},
+	{Slug: "usb-cable", Title: "Connect the phone to the box's USB-C port", Problem: phone.NotConfigured, Waits: true,
+		Next: "Use a data cable into the box's USB-C (OTG) port and unlock the phone."},
+	{Slug: "capture", Title: "Connect the HDMI capture adapter", Problem: phone.NoVideo, Waits: true,
+		Next: "Plug the capture adapter into a USB-A port and the phone's video out into it."},
+	{Slug: "trust", Title: "Let the iPhone trust this box", Problem: phone.NotTrusted, Waits: true,
+		Next: "Unlock the iPhone and tap Trust on Trust This Computer?, then enter its passcode. This page refreshes by itself."},
+	{Slug: "developer-mode", Title: "Turn on Developer Mode", Problem: phone.DeveloperModeOff, Waits: true,
+		Next: "Settings › Privacy & Security › Developer Mode: turn it on, let the iPhone restart, then confirm."},
+	{Slug: "disk-image", Title: "Mount the developer disk image", Problem: phone.DiskImageNotMounted, Waits: true,
+		Next: "The box needs the internet to mount it after every restart of the iPhone."},
+	{Slug: "ios-27", Title: "Touch and keys on iPhones below iOS 27", Problem: phone.InputNeedsIOS27,
+		Next: "Screenshots, apps and the clipboard work; for touch and keys update to iOS 27 or use the gadget backend."},
+}
+
+func topicFor(p phone.Problem) (helpTopic, bool) {
+	for _, t := range helpTopics {
+		if t.Problem == p {
+			return t, true
+		}
+	}
+	return helpTopic{}, false
+}
+
+func topicBySlug(slug string) (helpTopic, bool) {
+	for _, t := range helpTopics {
+		if t.Slug == slug {
+			return t, true
+		}
+	}
+	return helpTopic{}, false
+}
+
+// problemView is one problem as the Status page lists it.
+type problemView struct {
+	Code    string // the problem's stable code (data-problem)
+	Summary string
+	Next    string
+	Help    string // the walkthrough's URL
+	Blocks  bool   // the phone is not ready because of it
+}
+
+// problemViews lists st's problems for the Status page (the backend's
+// sentence for the one that blocks is already on the page: State.Reason).
+func problemViews(st phone.State) []problemView {
+	var out []problemView
+	for i, p := range st.Problems.List() {
+		v := problemView{Code: p.String(), Summary: p.Summary(), Blocks: !st.Ready && i == 0}
+		if t, ok := topicFor(p); ok {
+			v.Next, v.Help = t.Next, "/help/"+t.Slug
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// waiting reports whether st has a problem the box will notice being
+// fixed, so a page showing it should refresh.
+func waiting(st phone.State) bool {
+	for _, p := range st.Problems.List() {
+		if t, ok := topicFor(p); ok && t.Waits {
+			return true
+		}
+	}
+	return false
+}
+
+// helpPage is a walkthrough for one problem, with whether the phone has
+// it now.
+type helpPage struct {
+	basePage
+	Topic    helpTopic
+	HasPhone bool
+	Phone    phone.Info
+	State    phone.State
+	Now      bool // the phone has this problem now
+	Topics   []helpTopic
+}
+
+func (p *Pages) helpIndex(w http.ResponseWriter, r *http.Request) {
+	p.help(w, r, "")
+}
+
+func (p *Pages) helpTopicPage(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("topic")
+	if _, ok := topicBySlug(slug); !ok {
+		p.message(w, r, http.StatusNotFound, "No such help page",
+			"The box has no help page called "+slug+". The help index lists them all.", "Help", "/help")
+		return
+	}
+	p.help(w, r, slug)
+}
+
+func (p *Pages) help(w http.ResponseWriter, r *http.Request, slug string) {
+	s, _ := sessionFrom(r.Context())
+	t, _ := topicBySlug(slug)
+	title := "Phone help"
+	if t.Title != "" {
+		title = t.Title
+	}
+	hp := &helpPage{basePage: basePage{Title: title, Nav: "status", CSRF: s.csrf, LoggedIn: true}, Topic: t, Topics: helpTopics}
+	if p.cfg.Phone != nil {
+		hp.HasPhone = true
+		hp.Phone = p.cfg.Phone.Info()
+		hp.State = p.cfg.Phone.State()
+		hp.Now = t.Problem != 0 && hp.State.Problems.Has(t.Problem)
+		if hp.Now && t.Waits {
+			hp.Script, hp.Reload = true, 5
+		}
+	}
+	p.render(w, r, http.StatusOK, "help", hp)
+}
