@@ -14,13 +14,8 @@ import (
 // Service is the image mounter's name in the RSD catalogue.
 const Service = "com.apple.mobile.mobile_image_mounter.shim.remote"
 
-// Image types the mounter knows.
-const (
-	// Personalized is the iOS 17+ developer disk image.
-	Personalized = "Personalized"
-	// personalizedType names the DDI in personalization commands.
-	personalizedType = "DeveloperDiskImage"
-)
+// Personalized is the image type of the iOS 17+ developer disk image.
+const Personalized = "Personalized"
 
 // RefusedError is a command the phone answered with an Error.
 type RefusedError struct {
