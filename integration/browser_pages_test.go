@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -131,6 +132,7 @@ func shootPage(t *testing.T, owner *browserTab, shots string, p page) {
 			if err := bt.viewport(w); err != nil {
 				t.Fatal(err)
 			}
+			start := time.Now()
 			if p.reach != nil {
 				p.reach(t, bt)
 			} else {
@@ -157,6 +159,7 @@ func shootPage(t *testing.T, owner *browserTab, shots string, p page) {
 			if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s: %d px of %d, shot in %v", name, o.ScrollWidth, o.ClientWidth, time.Since(start).Round(time.Millisecond))
 		}
 	}
 	if err := bt.setScript(true); err != nil {
