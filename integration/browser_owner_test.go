@@ -65,8 +65,9 @@ func findOne(t *testing.T, c *sdk.Client, query string) (*api.FindTextResult, ap
 // testAsks: the owner marks opening URLs as asked in Settings; the
 // script's open_url answers pending with an ask; one ask the owner allows
 // on its own page runs once with the same operation_id, one denied on
-// Status never runs.
-func testAsks(t *testing.T, bt *browserTab, c *sdk.Client) {
+// Status never runs. It returns the page of one more ask, left waiting
+// for the pages step to shoot (with Status and Access showing it).
+func testAsks(t *testing.T, bt *browserTab, c *sdk.Client) []page {
 	bt.open(t, "/settings")
 	if bt.count(t, "section#asks") == 0 {
 		t.Skip("Settings has no section#asks: asks (issue 14, helper asks) are not in main yet")
@@ -162,6 +163,15 @@ func testAsks(t *testing.T, bt *browserTab, c *sdk.Client) {
 			}
 		}
 	})
+
+	r := openURL(uuid.NewString(), "https://example.com/left-waiting?for=the+screenshots")
+	pending(r)
+	_, au := askOf(r)
+	u, err := url.Parse(au)
+	if err != nil {
+		t.Fatalf("ask.url %q: %v", au, err)
+	}
+	return []page{{name: "ask", path: u.RequestURI()}}
 }
 
 // liveShot is the live view's pixels as the browser paints them now.

@@ -216,7 +216,7 @@ func testOverflowCheck(t *testing.T, bt *browserTab) {
 
 // testPages checks and shoots every page of the box, logged in where the
 // page needs it (claim is shot before the claim, in TestBrowser).
-func testPages(t *testing.T, bt *browserTab, shots string) {
+func testPages(t *testing.T, bt *browserTab, shots string, extra []page) {
 	consent := consentPath(t, bt.box)
 	pages := []page{
 		{name: "login", path: "/login", anon: true},
@@ -233,7 +233,8 @@ func testPages(t *testing.T, bt *browserTab, shots string) {
 		{name: "authorize", path: consent},
 		{name: "message", path: "/oauth/authorize?client_id=not-registered"},
 	}
-	pages = append(pages, pendingPages(t, bt)...)
+	pendingRequest(t, bt)
+	pages = append(pages, extra...)
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) { shootPage(t, bt, shots, p) })
 	}
@@ -274,10 +275,9 @@ func consentPath(t *testing.T, b *servedBox) string {
 	return "/oauth/authorize?" + q.Encode()
 }
 
-// pendingPages leaves a device request waiting (a long client name, so
-// Access shows a request at both widths) and adds the pages of features
-// that need one: an ask's own page, when the box has asks.
-func pendingPages(t *testing.T, bt *browserTab) []page {
+// pendingRequest leaves a device request waiting, with a long client
+// name, so Access is shot with a request at both widths.
+func pendingRequest(t *testing.T, bt *browserTab) {
 	t.Helper()
 	res, body, err := fetch(bt.box.Pinned, http.MethodPost, bt.box.URL+"/oauth/device_authorization", url.Values{
 		"client_name": {"Nightly regression runner on the build server"}, "scope": {"phone:read phone:control"},
@@ -285,5 +285,4 @@ func pendingPages(t *testing.T, bt *browserTab) []page {
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("a device request: %v %s", err, body)
 	}
-	return nil
 }

@@ -223,6 +223,7 @@ func TestBrowser(t *testing.T) {
 	shots := shotFolder(t)
 	store := filepath.Join(t.TempDir(), "boxes.json")
 	var client *sdk.Client
+	var extra []page // pages of the steps' own making (an ask waiting for the owner)
 
 	t.Run("pin", func(t *testing.T) { testPin(t, bt) })
 	t.Run("overflow-check", func(t *testing.T) { testOverflowCheck(t, bt) })
@@ -237,9 +238,9 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Run("owner-pause-survives-resume", func(t *testing.T) { testPauseSurvivesResume(t, bt, client) })
 	t.Run("activity", func(t *testing.T) { testActivity(t, bt, client) })
-	t.Run("asks", func(t *testing.T) { testAsks(t, bt, client) })
+	t.Run("asks", func(t *testing.T) { extra = append(extra, testAsks(t, bt, client)...) })
 	t.Run("live", func(t *testing.T) { testLive(t, bt, client) })
-	t.Run("pages", func(t *testing.T) { testPages(t, bt, shots) })
+	t.Run("pages", func(t *testing.T) { testPages(t, bt, shots, extra) })
 }
 
 // testPin shows the browser's trust is the pin and nothing wider: the box
