@@ -233,6 +233,7 @@ func testPages(t *testing.T, bt *browserTab, shots string, extra []page) {
 		{name: "authorize", path: consent},
 		{name: "message", path: "/oauth/authorize?client_id=not-registered"},
 	}
+	pages = append(pages, helpPages(t, bt)...)
 	pendingRequest(t, bt)
 	pages = append(pages, extra...)
 	for _, p := range pages {
@@ -285,4 +286,27 @@ func pendingRequest(t *testing.T, bt *browserTab) {
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("a device request: %v %s", err, body)
 	}
+}
+
+// helpPages are the phone help's index and every walkthrough it links to
+// (read from the index, so a new topic is checked without a change here).
+func helpPages(t *testing.T, bt *browserTab) []page {
+	t.Helper()
+	bt.open(t, "/help")
+	raw, err := run(bt, chromedp.Evaluate[[]byte](`[...new Set([...document.querySelectorAll("main a[href^='/help/']")].map(a => a.getAttribute("href")))]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	if err := json.Unmarshal(raw, &paths); err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("the help index links to no walkthrough")
+	}
+	pages := []page{{name: "help", path: "/help"}}
+	for _, p := range paths {
+		pages = append(pages, page{name: "help-" + strings.TrimPrefix(p, "/help/"), path: p})
+	}
+	return pages
 }
