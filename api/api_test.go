@@ -32,6 +32,8 @@ var argTypes = map[Tool]reflect.Type{
 	ToolLaunchApp: reflect.TypeFor[LaunchAppArgs](), ToolOpenURL: reflect.TypeFor[OpenURLArgs](),
 	ToolControl: reflect.TypeFor[ControlArgs](), ToolCancel: reflect.TypeFor[CancelArgs](),
 	ToolFindText: reflect.TypeFor[FindTextArgs](), ToolShortcut: reflect.TypeFor[ShortcutArgs](),
+	ToolAppProfiles: reflect.TypeFor[AppProfilesArgs](), ToolAppProfile: reflect.TypeFor[AppProfileArgs](),
+	ToolOpenLink: reflect.TypeFor[OpenLinkArgs](),
 }
 
 // TestBoundsCoverArguments: every number argument has a range in the

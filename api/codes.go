@@ -43,6 +43,9 @@ const (
 	CodeInternal          Code = "INTERNAL"
 	CodeCancelled         Code = "CANCELLED" // stopped by openlolo_cancel before it reached the phone
 	CodeGrantRevoked      Code = "GRANT_REVOKED"
+	CodeProfileNotFound   Code = "PROFILE_NOT_FOUND" // no app profile with that bundle id
+	CodeLinkNotFound      Code = "LINK_NOT_FOUND"    // the profile has no deep link of that name
+	CodeLinkParams        Code = "LINK_PARAMS"       // a deep link's parameter is missing, unknown or of the wrong type
 )
 
 // Codes lists every stable error code, in the order the contract gives
@@ -52,7 +55,8 @@ func Codes() []Code {
 		CodeControlRequired, CodePaused, CodeOperationConflict, CodeOperationNotFound, CodeOutcomeUnknown,
 		CodeQueueFull, CodePhoneUnavailable, CodeCaptureFailed, CodeInputFailed, CodeUnsupported,
 		CodeUnsupportedText, CodeUnsupportedKey, CodeUnsupportedButton, CodeAppNotFound, CodeCursorExpired,
-		CodeInternal, CodeCancelled, CodeGrantRevoked}
+		CodeInternal, CodeCancelled, CodeGrantRevoked,
+		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams}
 }
 
 // Error is the error object of a failed answer.
@@ -115,6 +119,12 @@ func (c Code) Guide() (retryable bool, steps []string) {
 		return false, []string{"send the action again with a fresh operation_id if it is still wanted"}
 	case CodeGrantRevoked:
 		return false, []string{"the owner removed this client's access; pair again to continue"}
+	case CodeProfileNotFound:
+		return false, []string{"openlolo_app_profiles lists the apps this box has profiles for; openlolo_launch_app opens apps without one"}
+	case CodeLinkNotFound:
+		return false, []string{"openlolo_app_profile lists the app's deep links by name, with their parameters"}
+	case CodeLinkParams:
+		return false, []string{"openlolo_app_profile gives each parameter's type, pattern or values and whether it is required; fix params and call again"}
 	}
 	return true, []string{"retry once; if it fails again, openlolo_status shows the box's state"}
 }

@@ -26,6 +26,8 @@ const (
 	MinURL         = 3
 	MaxQuery       = 80  // bytes of an openlolo_apps query
 	MaxAppRef      = 255 // bytes of a bundle id or app name
+	MaxLinkName    = 40  // bytes of a deep link's name
+	MaxLinkParams  = 16  // parameters of one deep link
 	MaxCursor      = 64  // bytes of a watch cursor
 	MaxFrameID     = 80  // bytes of a frame_id
 	UUIDLen        = 36  // an operation_id: 8-4-4-4-12 hex digits
@@ -80,7 +82,7 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 	case "observe":
 		return Bound{Default: DefaultObserve}, true
 	case "settle":
-		if tool == ToolLaunchApp || tool == ToolOpenURL {
+		if tool == ToolLaunchApp || tool == ToolOpenURL || tool == ToolOpenLink {
 			return rangedDef(0, MaxSettle, StepsSettle), true
 		}
 		return rangedDef(0, MaxSettle, DefaultSettle), true
@@ -101,6 +103,8 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 		return Bound{MinLen: MinURL, MaxLen: MaxURL}, true
 	case "bundle_id", "name":
 		return maxLen(MaxAppRef), true
+	case "link":
+		return maxLen(MaxLinkName), true
 	case "query":
 		return maxLen(MaxQuery), true
 	case "include_hidden":

@@ -27,6 +27,9 @@ const (
 	ToolCancel          Tool = "openlolo_cancel"
 	ToolFindText        Tool = "openlolo_find_text"
 	ToolShortcut        Tool = "openlolo_shortcut"
+	ToolAppProfiles     Tool = "openlolo_app_profiles"
+	ToolAppProfile      Tool = "openlolo_app_profile"
+	ToolOpenLink        Tool = "openlolo_open_link"
 )
 
 // Scope is an OAuth scope a grant carries.
