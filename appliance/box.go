@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/panel"
+	"github.com/openlolo/openlolo/appliance/profiles"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -227,6 +229,12 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	// The owner's app profiles sit beside the database; a bad file is
+	// logged and the shipped profiles are served.
+	apps, err := profiles.Open(filepath.Join(b.cfg.StateDir, profiles.FileName), b.log.With("service", "profiles"))
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
 	b.control, err = control.New(b.life, control.Config{
 		Store:  b.store,
 		Phone:  b.cfg.Phone,
@@ -234,7 +242,8 @@ func (b *Box) routes() error {
 		Logger: b.log.With("service", "control"),
 		// The tesseract program the image ships; where it is missing,
 		// openlolo_find_text says what to install.
-		OCR: ocr.Tesseract{},
+		OCR:      ocr.Tesseract{},
+		Profiles: apps,
 	})
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)

@@ -130,3 +130,29 @@ func ExampleClient_TypeText() {
 	fmt.Println(res.Status(), box.Phone.NoteText())
 	// Output: ok Hello from Go
 }
+
+// OpenLink opens a deep link of an app's profile: the box checks the
+// parameters by their types and percent-encodes them.
+func ExampleClient_OpenLink() {
+	box := startPairedBox()
+	defer box.Close()
+
+	ctx := context.Background()
+	c, err := sdk.Dial(ctx, box.URL, &sdk.Options{Store: box.Store})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := c.OpenLink(ctx, "com.apple.Maps", "search", map[string]any{"query": "coffee & cake", "zoom": 15}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	link, err := sdk.Decode[api.OpenLinkResult](res)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Status(), link.URL)
+	fmt.Println(box.Phone.Screen(), box.Phone.URL()) // the simulated phone's Safari opened it
+	// Output:
+	// ok https://maps.apple.com/?q=coffee%20%26%20cake&z=15
+	// safari https://maps.apple.com/?q=coffee%20%26%20cake&z=15
+}

@@ -43,6 +43,8 @@ func TestGoldenAnswersDecode(t *testing.T) {
 		api.ToolLaunchApp: strictly[api.LaunchAppResult], api.ToolOpenURL: strictly[api.OpenURLResult],
 		api.ToolControl: strictly[api.ControlResult], api.ToolCancel: strictly[api.CancelResult],
 		api.ToolFindText: strictly[api.FindTextResult], api.ToolShortcut: strictly[api.ShortcutResult],
+		api.ToolAppProfiles: strictly[api.AppProfilesResult], api.ToolAppProfile: strictly[api.AppProfileResult],
+		api.ToolOpenLink: strictly[api.OpenLinkResult],
 	}
 	files, err := filepath.Glob("../api/testdata/answers/*.json")
 	if err != nil || len(files) != len(decoders) {

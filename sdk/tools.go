@@ -300,3 +300,35 @@ func (c *Client) Watch(ctx context.Context, cursor string, waitMS int, kinds []s
 	}
 	return c.call(ctx, api.ToolWatch, a)
 }
+
+// AppProfiles lists the app profiles of the phone's platform, filtered by
+// query; [Decode] reads the result as an api.AppProfilesResult.
+func (c *Client) AppProfiles(ctx context.Context, query string) (*Result, error) {
+	return c.call(ctx, api.ToolAppProfiles, api.AppProfilesArgs{Query: query})
+}
+
+// AppProfile reads one app's profile (its deep links with their
+// parameters, and its quirks); [Decode] reads the result as an
+// api.AppProfileResult.
+func (c *Client) AppProfile(ctx context.Context, bundleID string) (*Result, error) {
+	return c.call(ctx, api.ToolAppProfile, api.AppProfileArgs{BundleID: bundleID})
+}
+
+// OpenLink opens the deep link named link of bundleID's profile with
+// params (each value a string, number or boolean, as the parameter's type
+// says); the box checks and percent-encodes them. [Decode] reads the
+// result as an api.OpenLinkResult, whose URL is the one opened.
+func (c *Client) OpenLink(ctx context.Context, bundleID, link string, params map[string]any, o *InputOptions) (*Result, error) {
+	a := api.OpenLinkArgs{InputOptions: o.options(), BundleID: bundleID, Link: link}
+	if len(params) > 0 {
+		a.Params = map[string]json.RawMessage{}
+		for k, v := range params {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("openlolo: open_link: parameter %q: %w", k, err)
+			}
+			a.Params[k] = b
+		}
+	}
+	return c.mutate(ctx, api.ToolOpenLink, a)
+}

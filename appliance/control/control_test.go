@@ -50,14 +50,18 @@ func newEnv(t *testing.T, lim control.Limits) *env {
 }
 
 // start opens the store and a Service (again, for restart tests).
-func (e *env) start(lim control.Limits) {
+func (e *env) start(lim control.Limits, opts ...func(*control.Config)) {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, e.dir)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	svc, err := control.New(ctx, control.Config{Store: st, Phone: e.ph, Now: e.clock.Now, Limits: lim, Grants: e.grant})
+	cfg := control.Config{Store: st, Phone: e.ph, Now: e.clock.Now, Limits: lim, Grants: e.grant}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	svc, err := control.New(ctx, cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}

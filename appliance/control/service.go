@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/ocr"
+	"github.com/openlolo/openlolo/appliance/profiles"
 	"log/slog"
 	"sync"
 	"time"
@@ -73,6 +74,8 @@ type Config struct {
 	// OCR reads the screen's text for openlolo_find_text (nil: the tool
 	// answers UNSUPPORTED).
 	OCR ocr.Engine
+	// Profiles are the app profiles (nil: the shipped ones alone).
+	Profiles Profiles
 }
 
 // Client is who calls: the OAuth client and its grant.
@@ -101,9 +104,11 @@ type Service struct {
 	lim    Limits
 	grants Grants
 	ocr    ocr.Engine
-	base   context.Context // lives as long as New's ctx
-	key    []byte          // fingerprint key
-	boot   string          // frame id prefix, new at every start
+	// profiles are the app profiles
+	profiles Profiles
+	base     context.Context // lives as long as New's ctx
+	key      []byte          // fingerprint key
+	boot     string          // frame id prefix, new at every start
 
 	slot chan struct{} // one input runs at a time
 
@@ -144,6 +149,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.profiles = cfg.Profiles; s.profiles == nil {
+		shipped, err := profiles.Shipped()
+		if err != nil {
+			return nil, fmt.Errorf("control: new: %w", err)
+		}
+		s.profiles = shippedOnly{profiles.Merge(shipped, nil)}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -43,6 +44,17 @@ func Summarize(args any) string {
 		add("app %s", clipWords(s, 80))
 	} else if s, ok := str("name"); ok {
 		add("app %s", clipWords(s, 80))
+	}
+	if s, ok := str("link"); ok {
+		add("link %s", clipWords(s, 40))
+	}
+	if ps, ok := m["params"].(map[string]any); ok && len(ps) > 0 {
+		names := make([]string, 0, len(ps))
+		for k := range ps {
+			names = append(names, clipWords(k, 20))
+		}
+		slices.Sort(names)
+		add("params %s", strings.Join(names, ", "))
 	}
 	if s, ok := str("url"); ok {
 		add("URL %s", safeURL(s))

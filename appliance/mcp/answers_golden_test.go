@@ -113,6 +113,10 @@ func TestAnswersGolden(t *testing.T) {
 		pair(api.ToolShortcut, `{"shortcut":"spotlight","observe":false}`, `{"shortcut":"back"}`)
 		pair(api.ToolLaunchApp, `{"bundle_id":"com.apple.mobilenotes","observe":false}`, `{"bundle_id":"com.example.nothing"}`)
 		pair(api.ToolOpenURL, `{"url":"https://example.com/box","observe":false}`, `{"url":"ftp://example.com/x"}`)
+		pair(api.ToolAppProfiles, `{"query":"maps"}`, `{"query":"`+strings.Repeat("m", api.MaxQuery+1)+`"}`)
+		pair(api.ToolAppProfile, `{"bundle_id":"com.apple.Maps"}`, `{"bundle_id":"com.example.nothing"}`)
+		pair(api.ToolOpenLink, `{"bundle_id":"com.apple.Maps","link":"search","params":{"query":"coffee near me","zoom":15},"observe":false}`,
+			`{"bundle_id":"com.apple.Maps","link":"search","params":{"zoom":15}}`)
 		pair(api.ToolCancel, `{"target":"`+goldenOpTap+`"}`, `{"target":"`+goldenOpOther+`"}`)
 		pair(api.ToolControl, `{"command":"release"}`, `{"command":"renew"}`)
 		pair(api.ToolPause, `{}`, `{"operation_id":"not-a-uuid"}`)

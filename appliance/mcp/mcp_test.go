@@ -183,8 +183,8 @@ func TestClientFlowFakePhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 20 {
-		t.Fatalf("tools/list has %d tools, want 20", len(tools.Tools))
+	if len(tools.Tools) != 23 {
+		t.Fatalf("tools/list has %d tools, want 23", len(tools.Tools))
 	}
 	res, shot := call(t, cs, "openlolo_screenshot", map[string]any{"max_size": 128})
 	mustOK(t, "screenshot", shot)
@@ -232,9 +232,9 @@ func TestToolsListByScope(t *testing.T) {
 		has    string
 		hasNot string
 	}{
-		{readScope, 9, "openlolo_find_text", "openlolo_tap"},
-		{controlScope, 11, "openlolo_shortcut", "openlolo_screenshot"},
-		{bothScopes, 20, "openlolo_watch", ""},
+		{readScope, 11, "openlolo_app_profile", "openlolo_tap"},
+		{controlScope, 12, "openlolo_open_link", "openlolo_screenshot"},
+		{bothScopes, 23, "openlolo_watch", ""},
 		{nil, 0, "", "openlolo_status"},
 	}
 	for i, c := range cases {

@@ -152,5 +152,14 @@ func catalog() []*tool {
 		define(spec{name: api.ToolFindText, title: "Find text on the screen", scope: r, ann: readAnn("Find text on the screen"),
 			desc: "Reads the text on the phone's screen now (OCR): with query (case-insensitive), the pieces of text that contain it; without, every line top to bottom. Each has its text, confidence and box as fractions of the frame the answer names; that frame becomes YOUR latest, so tap center_x, center_y with its frame_id and geometry_epoch. Icons without words are not found: use openlolo_screenshot. UNSUPPORTED: this box has no OCR engine."},
 			svc((*control.Service).FindText), sayFindText),
+		define(spec{name: api.ToolAppProfiles, title: "App profiles", scope: r, ann: readAnn("App profiles"),
+			desc: "The apps this box knows more about, for the phone's platform: bundle id, name, URL schemes, the names of their deep links, and whether openlolo_apps lists them (in_catalog), filtered by query (a case-insensitive part of the name or bundle id). Read an app's profile (openlolo_app_profile) before working in it."},
+			svc((*control.Service).AppProfiles), sayAppProfiles),
+		define(spec{name: api.ToolAppProfile, title: "One app profile", scope: r, ann: readAnn("One app profile"),
+			desc: "One app's profile by bundle_id: its URL schemes, its deep links with their parameters (name, type, required, pattern or enum) for openlolo_open_link, and known quirks as sentences. Profiles hold no coordinates: find things on the screen with openlolo_find_text or a screenshot. PROFILE_NOT_FOUND: openlolo_app_profiles lists the profiles."},
+			svc((*control.Service).AppProfile), sayAppProfile),
+		define(spec{name: api.ToolOpenLink, title: "Open an app's deep link", scope: c, mutating: true, ann: inputAnn("Open an app's deep link"),
+			desc: "Opens a deep link of an app's profile by name (link) with its parameters (params, by name): the box checks each value against its type, percent-encodes it and opens the URL as openlolo_open_url does (http and https through Safari; other schemes only where the phone opens any scheme, else UNSUPPORTED naming the app's web links). PROFILE_NOT_FOUND, LINK_NOT_FOUND, LINK_PARAMS: openlolo_app_profile lists the links and their parameters." + auto + errsDoc},
+			svc((*control.Service).OpenLink), sayOpenLink),
 	}
 }

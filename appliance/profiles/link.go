@@ -270,9 +270,9 @@ func describe(q api.LinkParam) string {
 		s += " matching " + q.Pattern
 	}
 	if q.Description != "" {
-		s += ": " + q.Description
+		s += "; " + strings.TrimSuffix(q.Description, ".")
 	}
-	return s
+	return "a " + s
 }
 
 func paramList(l api.DeepLink) string {

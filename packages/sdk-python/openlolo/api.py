@@ -456,6 +456,93 @@ class LaunchAppResult:
     app: Optional[App] = _omitempty()
 
 
+# ------------------------------------------------------------ app profiles
+
+
+@dataclass(frozen=True)
+class LinkParam:
+    """A deep link's parameter: its type (string, integer, number or
+    boolean), whether it is required, and for strings a pattern (a
+    whole-value RE2 expression) or the values allowed (enum)."""
+
+    name: str
+    type: str
+    required: bool
+    description: str = field(default="", metadata={"omitempty": True})
+    pattern: str = field(default="", metadata={"omitempty": True})
+    enum: Optional[Tuple[str, ...]] = _omitempty()
+
+
+@dataclass(frozen=True)
+class DeepLink:
+    """A link into an app: url is a template with {name} for each
+    parameter's (percent-encoded) value."""
+
+    name: str
+    description: str
+    url: str
+    params: Tuple[LinkParam, ...]
+
+
+@dataclass(frozen=True)
+class AppProfile:
+    """What the box knows about one app (no coordinates); source is
+    shipped or owner."""
+
+    bundle_id: str
+    name: str
+    platform: str
+    url_schemes: Tuple[str, ...]
+    links: Tuple[DeepLink, ...]
+    quirks: Tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class AppProfileSummary:
+    """A profile as openlolo_app_profiles lists it: links are the names."""
+
+    bundle_id: str
+    name: str
+    platform: str
+    url_schemes: Tuple[str, ...]
+    links: Tuple[str, ...]
+    in_catalog: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class AppProfilesResult:
+    """openlolo_app_profiles: the profiles of the phone's platform."""
+
+    platform: str
+    profiles: Tuple[AppProfileSummary, ...]
+    query: str
+    matched: int
+
+
+@dataclass(frozen=True)
+class AppProfileResult:
+    """openlolo_app_profile."""
+
+    profile: AppProfile
+    in_catalog: bool
+
+
+@dataclass(frozen=True)
+class OpenLinkResult:
+    """openlolo_open_link: the input result, the URL the box built and
+    opened, and the app it belongs to."""
+
+    reports: int
+    took_ms: int
+    url: str
+    app: App
+    observation: Optional[Frame] = _omitempty()
+    observation_error: Optional[Error] = _omitempty()
+    cadence: Optional[Cadence] = _omitempty()
+
+
 # Each tool's result type.
 RESULTS: Dict[str, Type[Any]] = {
     "openlolo_status": StatusResult,
@@ -478,6 +565,9 @@ RESULTS: Dict[str, Type[Any]] = {
     "openlolo_open_url": OpenURLResult,
     "openlolo_control": ControlResult,
     "openlolo_cancel": CancelResult,
+    "openlolo_app_profiles": AppProfilesResult,
+    "openlolo_app_profile": AppProfileResult,
+    "openlolo_open_link": OpenLinkResult,
 }
 
 
@@ -636,6 +726,7 @@ MUTATING_TOOLS = frozenset(
         "openlolo_shortcut",
         "openlolo_launch_app",
         "openlolo_open_url",
+        "openlolo_open_link",
         "openlolo_control",
         "openlolo_pause",
         "openlolo_cancel",

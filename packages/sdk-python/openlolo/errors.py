@@ -173,6 +173,25 @@ class AppNotFound(Refused):
     code_name = "APP_NOT_FOUND"
 
 
+class ProfileNotFound(Refused):
+    """PROFILE_NOT_FOUND: the box has no profile for that bundle id."""
+
+    code_name = "PROFILE_NOT_FOUND"
+
+
+class LinkNotFound(Refused):
+    """LINK_NOT_FOUND: the app's profile has no deep link of that name."""
+
+    code_name = "LINK_NOT_FOUND"
+
+
+class LinkParams(Refused):
+    """LINK_PARAMS: a deep link's parameter is missing, unknown or of the
+    wrong type; openlolo_app_profile gives each one's type."""
+
+    code_name = "LINK_PARAMS"
+
+
 class CursorExpired(Refused):
     """CURSOR_EXPIRED: the watch cursor is no longer known to the box."""
 

@@ -385,6 +385,12 @@ class E2ETest(unittest.TestCase):
         self.assertTrue(found.matches, "find_text found no Notes label on the home screen")
         check(box.launch_app(apps.apps[0].bundle_id, **quick))
         check(box.open_url("https://example.com", **quick))
+        profiles = check(box.call_tool("openlolo_app_profiles", {"query": "maps"}))
+        self.assertTrue(profiles.profiles, "no Maps profile")
+        check(box.call_tool("openlolo_app_profile", {"bundle_id": profiles.profiles[0].bundle_id}))
+        link = check(box.call_tool("openlolo_open_link", {"bundle_id": "com.apple.Maps", "link": "search",
+                                                          "params": {"query": "tea & cake"}, **quick}))
+        self.assertEqual(link.url, "https://maps.apple.com/?q=tea%20%26%20cake")
         check(box.control("acquire"))
         op = check(box.operation_status(tap.operation_id))
         self.assertEqual(op.operation.id, tap.operation_id)
@@ -397,6 +403,8 @@ class E2ETest(unittest.TestCase):
         box.screenshot(format="png", max_size=852)
         self.assertEqual(refused(box.tap, old.frame, 0.5, 0.5).code, "FRAME_EXPIRED")
         self.assertEqual(refused(box.button, "nope").code, "UNSUPPORTED_BUTTON")
+        with self.assertRaises(openlolo.errors.LinkParams):
+            box.call_tool("openlolo_open_link", {"bundle_id": "com.apple.Maps", "link": "search", "params": {}})
         self.assertEqual(sorted(seen["ok"]), sorted(api.RESULTS), "tools this test did not call")
         self.assertEqual(sorted(seen["failed"]), ["openlolo_button", "openlolo_tap"])
         box.control("release")
