@@ -13,8 +13,11 @@ import (
 // The steps every client goes through, in order: connect (discovery,
 // registration, the owner's approval on the box page, tokens), tools/list,
 // a screenshot with its frame, a tap with that frame (then releasing
-// control for the next client), and a refresh of the grant.
-var clientSteps = []string{"connect", "tools", "screenshot", "tap", "refresh"}
+// control for the next client), resources (list, the templates, read
+// openlolo://screen and an app profile), prompts (list, get
+// operate_phone), and a refresh of the grant. The inspector's run has no
+// resources or prompts steps ("-").
+var clientSteps = []string{"connect", "tools", "screenshot", "tap", "resources", "prompts", "refresh"}
 
 // knownFailures names the clients expected to fail until a box fix lands,
 // with the reason. A listed client that fails prints KNOWN-FAIL (never a

@@ -685,6 +685,72 @@ func mcpSteps(t *testing.T, ctx context.Context, res *results, name string, cs *
 		}
 	}
 	res.record(t, name, "tap", err == nil, errText(err, "tapped with frame_id and geometry_epoch, control released"))
+	detail, err = resourceSteps(ctx, cs)
+	res.record(t, name, "resources", err == nil, errText(err, detail))
+	detail, err = promptSteps(ctx, cs)
+	res.record(t, name, "prompts", err == nil, errText(err, detail))
+}
+
+// resourceSteps lists the resources and templates, reads the screen (a
+// JPEG blob with its frame in _meta) and Maps's profile (JSON).
+func resourceSteps(ctx context.Context, cs *mcp.ClientSession) (string, error) {
+	if caps := cs.InitializeResult().Capabilities; caps.Resources == nil || caps.Prompts == nil {
+		return "", fmt.Errorf("initialize advertises no resources or prompts: %+v", caps)
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		return "", fmt.Errorf("resources/list: %w", err)
+	}
+	var uris []string
+	for _, r := range list.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Contains(uris, "openlolo://screen") || !slices.Contains(uris, "openlolo://apps/com.apple.Maps") {
+		return "", fmt.Errorf("resources/list has no screen or Maps profile: %v", uris)
+	}
+	tpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tpl.ResourceTemplates) == 0 || tpl.ResourceTemplates[0].URITemplate != "openlolo://apps/{bundle_id}" {
+		return "", fmt.Errorf("resources/templates/list: %+v, %v", tpl, err)
+	}
+	scr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "openlolo://screen"})
+	if err != nil || len(scr.Contents) != 1 {
+		return "", fmt.Errorf("read openlolo://screen: %+v, %v", scr, err)
+	}
+	c := scr.Contents[0]
+	meta, _ := c.Meta["openlolo.mcp"].(map[string]any)
+	frame, _ := meta["frame"].(map[string]any)
+	if c.MIMEType != "image/jpeg" || !bytes.HasPrefix(c.Blob, []byte{0xFF, 0xD8}) || frame["frame_id"] == nil {
+		return "", fmt.Errorf("openlolo://screen: %s, %d bytes, _meta %v", c.MIMEType, len(c.Blob), c.Meta)
+	}
+	app, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "openlolo://apps/com.apple.Maps"})
+	if err != nil || len(app.Contents) != 1 {
+		return "", fmt.Errorf("read openlolo://apps/com.apple.Maps: %+v, %v", app, err)
+	}
+	var p struct {
+		BundleID string `json:"bundle_id"`
+		Links    []any  `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(app.Contents[0].Text), &p); err != nil || p.BundleID != "com.apple.Maps" || len(p.Links) == 0 {
+		return "", fmt.Errorf("Maps profile %.200q: %v", app.Contents[0].Text, err)
+	}
+	return fmt.Sprintf("%d resources, screen %d bytes (frame %v), Maps profile with %d links", len(uris), len(c.Blob), frame["frame_id"], len(p.Links)), nil
+}
+
+// promptSteps lists the prompts and gets operate_phone with a goal.
+func promptSteps(ctx context.Context, cs *mcp.ClientSession) (string, error) {
+	list, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(list.Prompts) == 0 || list.Prompts[0].Name != "operate_phone" {
+		return "", fmt.Errorf("prompts/list: %+v, %v", list, err)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "operate_phone", Arguments: map[string]string{"goal": "open Notes"}})
+	if err != nil || len(got.Messages) == 0 {
+		return "", fmt.Errorf("prompts/get operate_phone: %+v, %v", got, err)
+	}
+	text, _ := got.Messages[0].Content.(*mcp.TextContent)
+	if text == nil || !strings.Contains(text.Text, "open Notes") || !strings.Contains(text.Text, "openlolo_find_text") {
+		return "", fmt.Errorf("operate_phone's message: %+v", got.Messages[0].Content)
+	}
+	return fmt.Sprintf("operate_phone: %d characters with the goal", len(text.Text)), nil
 }
 
 // callTool calls a tool and returns its structured answer; a tool error

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/oauth"
 )
 
@@ -92,7 +93,17 @@ func (h *Handler) stepUp(w http.ResponseWriter, r *http.Request) bool {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
+	if json.Unmarshal(body, &msg) != nil {
+		return false
+	}
+	if msg.Method == "resources/read" || msg.Method == "prompts/get" {
+		if c.Has(string(api.ScopePhoneRead)) {
+			return false
+		}
+		oauth.InsufficientScope(w, r, string(api.ScopePhoneRead), fmt.Sprintf("%s needs the %s scope, which this grant does not have; ask the owner for it", msg.Method, api.ScopePhoneRead))
+		return true
+	}
+	if msg.Method != "tools/call" {
 		return false
 	}
 	t := h.tools[msg.Params.Name]

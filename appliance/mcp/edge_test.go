@@ -104,6 +104,13 @@ func TestScopeStepUp(t *testing.T) {
 	if resp, raw := b.post(t, statusCall, map[string]string{"Authorization": "Bearer " + reader}); resp.StatusCode != http.StatusOK {
 		t.Errorf("status with a read grant = %d %s", resp.StatusCode, raw)
 	}
+	// A browser-flow client without phone:read reading a resource gets the
+	// same challenge, for phone:read.
+	writer := b.registeredToken(t, "phone:control")
+	resp, raw = b.post(t, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"openlolo://screen"}}`, map[string]string{"Authorization": "Bearer " + writer})
+	if www := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden || !strings.Contains(www, `error="insufficient_scope"`) || !strings.Contains(www, "phone:read") {
+		t.Errorf("resources/read with a control grant = %d %s, WWW-Authenticate %q", resp.StatusCode, raw, www)
+	}
 	script := b.token(t, "script", "phone:read")
 	resp, raw = b.post(t, tapCall, map[string]string{"Authorization": "Bearer " + script})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(raw, "SCOPE_REQUIRED") {

@@ -69,13 +69,17 @@ func New(cfg Config) (*Handler, error) {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	h.server = sdk.NewServer(&sdk.Implementation{Name: "openlolo", Title: "openlolo phone box", Version: h.info().Version},
-		&sdk.ServerOptions{Instructions: instructions, PageSize: 200, Capabilities: &sdk.ServerCapabilities{}})
+		&sdk.ServerOptions{Instructions: instructions, PageSize: 200, Capabilities: &sdk.ServerCapabilities{
+			// Stateless: no list ever changes within a session, and
+			// there are no subscriptions.
+			Resources: &sdk.ResourceCapabilities{}, Prompts: &sdk.PromptCapabilities{}}})
 	for _, t := range catalog() {
 		h.tools[string(t.name)] = t
 		h.list = append(h.list, t)
 		h.server.AddTool(t.sdkTool(), h.toolHandler(t))
 	}
-	h.server.AddReceivingMiddleware(h.filterToolsList)
+	h.addResources()
+	h.server.AddReceivingMiddleware(h.filterToolsList, h.filterLists)
 	h.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.server },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: MaxBody,
 			DisableLocalhostProtection: true, Logger: h.log})

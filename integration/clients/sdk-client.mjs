@@ -125,6 +125,40 @@ await run("tap", async () => {
   if (rel.isError) throw new Error("release: " + JSON.stringify(rel.structuredContent).slice(0, 200));
   return `tapped, operation ${sc.operation_id}`;
 });
+await run("resources", async () => {
+  const caps = client.getServerCapabilities() || {};
+  if (!caps.resources || !caps.prompts) throw new Error("initialize advertises no resources or prompts: " + JSON.stringify(caps));
+  const { resources } = await client.listResources();
+  const uris = resources.map((r) => r.uri);
+  for (const want of ["openlolo://screen", "openlolo://apps/com.apple.Maps"]) {
+    if (!uris.includes(want)) throw new Error(`resources/list has no ${want}: ${uris.slice(0, 8).join(" ")}`);
+  }
+  const { resourceTemplates } = await client.listResourceTemplates();
+  if (!resourceTemplates.some((t) => t.uriTemplate === "openlolo://apps/{bundle_id}")) {
+    throw new Error("resources/templates/list: " + JSON.stringify(resourceTemplates).slice(0, 200));
+  }
+  const screen = await client.readResource({ uri: "openlolo://screen" });
+  const c = (screen.contents || [])[0] || {};
+  const jpeg = c.blob ? Buffer.from(c.blob, "base64") : Buffer.alloc(0);
+  const frame = ((c._meta || {})["openlolo.mcp"] || {}).frame || {};
+  if (c.mimeType !== "image/jpeg" || jpeg[0] !== 0xff || jpeg[1] !== 0xd8 || !frame.frame_id) {
+    throw new Error(`openlolo://screen: ${c.mimeType}, ${jpeg.length} bytes, _meta ${JSON.stringify(c._meta || {}).slice(0, 120)}`);
+  }
+  const app = await client.readResource({ uri: "openlolo://apps/com.apple.Maps" });
+  const profile = JSON.parse(((app.contents || [])[0] || {}).text || "{}");
+  if (profile.bundle_id !== "com.apple.Maps" || !(profile.links || []).length) throw new Error("Maps profile: " + JSON.stringify(profile).slice(0, 200));
+  return `${uris.length} resources, screen ${jpeg.length} bytes (frame ${frame.frame_id}), Maps profile with ${profile.links.length} links`;
+});
+await run("prompts", async () => {
+  const { prompts } = await client.listPrompts();
+  if (!prompts.some((p) => p.name === "operate_phone")) throw new Error("prompts/list: " + JSON.stringify(prompts).slice(0, 200));
+  const got = await client.getPrompt({ name: "operate_phone", arguments: { goal: "open Notes" } });
+  const text = ((got.messages || [])[0] || {}).content || {};
+  if (text.type !== "text" || !text.text.includes("open Notes") || !text.text.includes("openlolo_find_text")) {
+    throw new Error("operate_phone: " + JSON.stringify(got).slice(0, 200));
+  }
+  return `operate_phone: ${text.text.length} characters with the goal`;
+});
 await run("refresh", async () => {
   // The access token the SDK holds stops working (as at its 15-minute
   // end): the next call gets 401, and the SDK refreshes with its refresh
