@@ -84,7 +84,7 @@ func TestResourcesAndPromptsOnSim(t *testing.T) {
 	for _, uri := range []string{"openlolo://apps/com.example.none", "openlolo://apps/", "openlolo://nothing"} {
 		_, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Code != sdk.CodeResourceNotFound {
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("read %s: %v, want resource not found", uri, err)
 		}
 	}
