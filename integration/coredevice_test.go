@@ -10,6 +10,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
+	"github.com/openlolo/openlolo/hw/coredevice/remotehid"
 	"github.com/openlolo/openlolo/sdk"
 )
 
@@ -80,5 +81,76 @@ func TestCoreDeviceEndToEnd(t *testing.T) {
 	var ref *sdk.Refused
 	if !errors.As(err, &ref) || ref.Code != "UNSUPPORTED" || ref.Dispatched {
 		t.Errorf("Tap = %v, want UNSUPPORTED, not dispatched", err)
+	}
+}
+
+// TestCoreDeviceInput: on an iOS 27 fake iPhone with DisplayService and
+// the HID services, a paired script's tap lands at the point of its
+// screenshot, cmd-V and a button reach the phone, and a URL of a custom
+// scheme opens natively; all through the box's control rules (lease,
+// frames, journal).
+func TestCoreDeviceInput(t *testing.T) {
+	in := &coredevicetest.Input{}
+	st := &coredevicetest.State{Input: in, Apps: map[string]string{"com.apple.mobilesafari": "Safari", "com.apple.mobilenotes": "Notes"}}
+	p := &coredevicetest.Phone{ProductVersion: "27.0"}
+	p.Services = st.Services(p)
+	mux := p.Start(t)
+	state := t.TempDir()
+	ph, err := coredevice.Open(context.Background(), coredevice.Options{Socket: mux.Socket, StateDir: state, Retry: 20 * time.Millisecond,
+		StreamSettle: time.Millisecond, Keepalive: 50 * time.Millisecond, InputIdle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	events := ph.Subscribe(t.Context())
+	for deadline := time.After(30 * time.Second); ph.State().Code != "ready"; {
+		select {
+		case <-events:
+		case <-deadline:
+			t.Fatalf("backend state %+v", ph.State())
+		}
+	}
+	tb := startBoxOn(t, state, false, ph)
+	store := &sdk.TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")}
+	pairSDK(t, tb, tb.URL, store)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := sdk.Dial(ctx, tb.URL, &sdk.Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := c.Screenshot(ctx, sdk.ScreenshotOptions{Format: "png", MaxSize: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Tap(ctx, shot.Frame, 0.3, 0.6, nil); err != nil {
+		t.Fatalf("Tap: %v", err)
+	}
+	if _, err := c.Key(ctx, "v", []string{"cmd"}, nil); err != nil {
+		t.Fatalf("Key: %v", err)
+	}
+	if _, err := c.Button(ctx, "home", nil); err != nil {
+		t.Fatalf("Button: %v", err)
+	}
+	if _, err := c.OpenURL(ctx, "myapp://item/7", nil); err != nil {
+		t.Fatalf("OpenURL: %v", err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(in.Touches()) < 3 || len(in.Keys()) < 4 || len(in.Buttons()) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the phone took touches %v, keys %v, buttons %v", in.Touches(), in.Keys(), in.Buttons())
+		}
+	}
+	touch := in.Touches()[0]
+	if !touch.Down || touch.X != remotehid.Coord(0.3) || touch.Y != remotehid.Coord(0.6) {
+		t.Errorf("first touch %+v, want contact at (0.3, 0.6)", touch)
+	}
+	if k := in.Keys()[1]; len(k) != 2 || k[0] != 0x19 || k[1] != 0xE3 {
+		t.Errorf("cmd-V report %v, want V (0x19) with left GUI (0xE3)", k)
+	}
+	if got := st.Opens(); len(got) != 1 || got[0].URL != "myapp://item/7" {
+		t.Errorf("launches %+v, want the custom URL opened", got)
+	}
+	if in.Dropped() != 0 || len(in.Starts()) != 1 {
+		t.Errorf("%d reports dropped, %d stream starts", in.Dropped(), len(in.Starts()))
 	}
 }

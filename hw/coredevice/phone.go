@@ -7,7 +7,6 @@ import (
 	"image"
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,12 +32,50 @@ type Options struct {
 	// the phone has none (see hw/coredevice/ddi); nil leaves it to the
 	// owner, and State says it is missing.
 	Mount func(ctx context.Context, c *Conn) error
+
+	// The input path's clocks (iOS 27+). Touch and keys reach the phone
+	// only while our DisplayService media stream runs; it is started at
+	// the first input, kept alive with RTCP receiver reports every
+	// Keepalive (0: 1 s), replaced when no video came for StreamStale
+	// (0: 3 s; measured on Now), and stopped after InputIdle without input
+	// (0: 2 min; negative: never).
+	Keepalive, StreamStale, InputIdle time.Duration
+	// StreamSettle is the pause after a new stream's first video and
+	// after registering the keyboard, while the phone re-attaches its
+	// input surfaces (0: 300 ms).
+	StreamSettle time.Duration
+	// KeyInterval paces typed characters (0: 20 ms; the phone drops
+	// characters sent faster).
+	KeyInterval time.Duration
+}
+
+func (o Options) inputTimings() inputTimings {
+	or := func(d, def time.Duration) time.Duration {
+		if d == 0 {
+			return def
+		}
+		return d
+	}
+	idle := or(o.InputIdle, 2*time.Minute)
+	if idle < 0 {
+		idle = 0
+	}
+	settle := or(o.StreamSettle, 300*time.Millisecond)
+	return inputTimings{
+		stream: streamTimings{
+			stale: or(o.StreamStale, 3*time.Second), keepalive: or(o.Keepalive, time.Second),
+			firstWait: 5 * time.Second, settle: settle,
+		},
+		idle: idle, keyInterval: or(o.KeyInterval, 20*time.Millisecond), keySettle: settle,
+	}
 }
 
 // Backend is the iPhone behind hw/phone over CoreDevice: native PNG
-// screenshots, the installed apps, launch by bundle id and the clipboard.
-// Touch and keys are not built yet (they need DisplayService + HID, iOS
-// 27+); they answer phone.ErrUnsupported with the next step.
+// screenshots, the installed apps, launch by bundle id, URLs of any
+// scheme, the clipboard, and on iOS 27+ touch, keys and buttons through
+// the universal HID and Indigo services (behind a DisplayService media
+// stream). Below iOS 27 input answers phone.ErrUnsupported naming the
+// gadget backend.
 type Backend struct {
 	o      Options
 	dialer *Dialer
@@ -50,6 +87,8 @@ type Backend struct {
 
 	mu    sync.Mutex
 	conn  *Conn
+	in    *input
+	apps  []App // the app list with the phone's raw entries
 	info  phone.Info
 	state phone.State
 	seq   uint64
@@ -60,11 +99,12 @@ var (
 	_ phone.Phone       = (*Backend)(nil)
 	_ phone.AppLauncher = (*Backend)(nil)
 	_ phone.Clipboard   = (*Backend)(nil)
+	_ phone.URLOpener   = (*Backend)(nil)
 )
 
-// native is what the backend does natively. URLs of any scheme are not
-// (yet): CoreDevice opens a URL only inside a named app's launch.
-var native = phone.Capabilities{LaunchApp: true, Clipboard: true}
+// native is what the backend does natively: URLs open through a launch
+// of the app that takes them (appservice's payloadURL).
+var native = phone.Capabilities{LaunchApp: true, Clipboard: true, OpenURL: true}
 
 // Open starts the backend. It returns at once; the phone is found, paired
 // and tunnelled in the background, and State says where that stands.
@@ -121,10 +161,12 @@ func (b *Backend) run(ctx context.Context) {
 				b.log.Info("coredevice: tunnel down", "err", c.net.Err())
 			case <-ctx.Done():
 			}
-			c.Close()
 			b.mu.Lock()
-			b.conn = nil
+			in := b.in
+			b.conn, b.in = nil, nil
 			b.mu.Unlock()
+			in.close()
+			c.Close()
 			if ctx.Err() == nil {
 				b.setState(phone.State{Code: "detached", Reason: "The iPhone went away (unplugged, restarted or locked up); waiting for it."}, phone.Detached)
 			}
@@ -168,10 +210,17 @@ func (b *Backend) connect(ctx context.Context) (*Conn, error) {
 func (b *Backend) ready(ctx context.Context, c *Conn) {
 	info := phone.Info{Backend: "coredevice", Platform: phone.IOS, Screenshot: true, Can: native,
 		Model: strings.TrimSpace(c.Info.ProductType + " (iOS " + c.Info.ProductVersion + ")")}
+	if supported(c) == nil {
+		info.Touch, info.Keyboard = true, true
+	}
+	if buttonsSupported(c) {
+		info.Buttons = append([]phone.Button{}, iosButtons...)
+	}
 	if size, err := c.DisplaySize(ctx); err == nil {
 		info.Native = size
 	}
-	if apps, err := c.Apps(ctx); err == nil {
+	apps, err := c.Apps(ctx)
+	if err == nil {
 		for _, a := range apps {
 			info.Apps = append(info.Apps, phone.App{ID: a.BundleID, Name: a.Name})
 		}
@@ -180,6 +229,8 @@ func (b *Backend) ready(ctx context.Context, c *Conn) {
 	}
 	b.mu.Lock()
 	b.conn = c
+	b.in = newInput(c, b.o.inputTimings(), b.now, b.log)
+	b.apps = apps
 	b.info = info
 	geo := b.state.Geometry
 	if info.Native != (image.Point{}) && (geo.Width != info.Native.X || geo.Height != info.Native.Y) {
@@ -272,47 +323,61 @@ func (b *Backend) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	return f, nil
 }
 
-// inputUnsupported is the answer for touch and keys.
-func (b *Backend) inputUnsupported(what string) error {
+// currentInput is the live tunnel's input path.
+func (b *Backend) currentInput() (*input, error) {
 	b.mu.Lock()
-	model := b.info.Model
-	b.mu.Unlock()
-	major := 0
-	if i := strings.Index(model, "iOS "); i >= 0 {
-		v := model[i+4:]
-		if j := strings.IndexAny(v, ".)"); j >= 0 {
-			v = v[:j]
-		}
-		major, _ = strconv.Atoi(v)
+	defer b.mu.Unlock()
+	if b.in == nil {
+		return nil, fmt.Errorf("coredevice: %w: %s", phone.ErrUnavailable, b.state.Reason)
 	}
-	if major > 0 && major < 27 {
-		return fmt.Errorf("coredevice: %s: %w: iOS %d takes no touch or keys over the cable (remote HID needs iOS 27 or later); drive input with the gadget backend (--phone gadget)", what, phone.ErrUnsupported, major)
-	}
-	return fmt.Errorf("coredevice: %s: %w: touch and keys over the cable (DisplayService + HID, iOS 27+) are not built into this backend yet; drive input with the gadget backend (--phone gadget)", what, phone.ErrUnsupported)
+	return b.in, nil
 }
 
-// Touch is not supported yet (see inputUnsupported).
+// Touch performs g on the touchscreen (iOS 27+).
 func (b *Backend) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error) {
-	return phone.Report{}, b.inputUnsupported("touch")
+	in, err := b.currentInput()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	return in.Touch(ctx, g)
 }
 
-// Type is not supported yet; SetClipboard carries text instead.
+// Type types printable US ASCII on our virtual keyboard (iOS 27+); any
+// Unicode goes through SetClipboard and cmd-V instead.
 func (b *Backend) Type(ctx context.Context, text string) (phone.Report, error) {
-	return phone.Report{}, b.inputUnsupported("type")
+	in, err := b.currentInput()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	return in.Type(ctx, text)
 }
 
-// Key is not supported yet.
+// Key presses one named key with modifiers (iOS 27+).
 func (b *Backend) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
-	return phone.Report{}, b.inputUnsupported("key")
+	in, err := b.currentInput()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	return in.Key(ctx, k)
 }
 
-// Press is not supported yet.
+// Press presses a button through Indigo (iOS 27+).
 func (b *Backend) Press(ctx context.Context, btn phone.Button) (phone.Report, error) {
-	return phone.Report{}, b.inputUnsupported("button")
+	in, err := b.currentInput()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	return in.Press(ctx, btn)
 }
 
-// ReleaseAll has nothing to release: no input is held.
-func (b *Backend) ReleaseAll(ctx context.Context) error { return nil }
+// ReleaseAll lifts a held contact and releases the keyboard.
+func (b *Backend) ReleaseAll(ctx context.Context) error {
+	in, err := b.currentInput()
+	if err != nil {
+		return nil // nothing is held without a tunnel
+	}
+	return in.ReleaseAll(ctx)
+}
 
 // LaunchApp opens the app with bundleID natively.
 func (b *Backend) LaunchApp(ctx context.Context, bundleID string) (phone.Report, error) {
@@ -323,6 +388,22 @@ func (b *Backend) LaunchApp(ctx context.Context, bundleID string) (phone.Report,
 	start := b.now()
 	if _, err := c.Launch(ctx, bundleID, false); err != nil {
 		return phone.Report{}, fmt.Errorf("coredevice: launch %s: %w", bundleID, err)
+	}
+	return phone.Report{Reports: 1, Took: b.now().Sub(start)}, nil
+}
+
+// OpenURL opens a URL of any scheme natively (see Conn.OpenURL).
+func (b *Backend) OpenURL(ctx context.Context, u string) (phone.Report, error) {
+	c, err := b.current()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	b.mu.Lock()
+	apps := b.apps
+	b.mu.Unlock()
+	start := b.now()
+	if _, err := c.OpenURL(ctx, u, apps); err != nil {
+		return phone.Report{}, fmt.Errorf("coredevice: open %s: %w", u, err)
 	}
 	return phone.Report{Reports: 1, Took: b.now().Sub(start)}, nil
 }

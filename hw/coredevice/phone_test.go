@@ -44,8 +44,8 @@ func TestBackend(t *testing.T) {
 	if info.Backend != "coredevice" || info.Platform != phone.IOS || info.Native != image.Pt(1179, 2556) || !info.Screenshot || info.Touch || info.Keyboard {
 		t.Errorf("Info = %+v", info)
 	}
-	if info.Can != (phone.Capabilities{LaunchApp: true, Clipboard: true}) {
-		t.Errorf("Can = %+v, want native launch and clipboard", info.Can)
+	if info.Can != (phone.Capabilities{LaunchApp: true, Clipboard: true, OpenURL: true}) {
+		t.Errorf("Can = %+v, want native launch, URLs and clipboard", info.Can)
 	}
 	// The recipe entry point takes the native way.
 	if rep, err := phone.LaunchApp(ctx, b, phone.App{ID: "com.apple.mobilenotes", Name: "Notes"}); err != nil || rep.Reports != 1 {

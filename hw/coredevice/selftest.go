@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // SelfTestOptions configure SelfTest.
@@ -162,7 +164,25 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	got, count, err := c.Clipboard(ctx)
 	step("clipboard", t, err, fmt.Sprintf("%q (change count %d)", got, count))
 
-	step("paste, tap", now(), errSkip, "not built yet: keyboard and touch need DisplayService + HID (iOS 27+); below 27, use --phone gadget")
+	if err := supported(c); err != nil {
+		step("paste, tap", now(), errSkip, err.Error())
+		return failed
+	}
+	// Input: the media stream starts with the first of these (seconds on
+	// a phone); Notes is in front, so the paste shows there.
+	in := newInput(c, Options{InputIdle: -1}.inputTimings(), time.Now, slog.New(slog.DiscardHandler))
+	defer in.close()
+	t = now()
+	_, err = in.Key(ctx, phone.Key{Name: "v", Mods: phone.Cmd})
+	step("paste", t, err, fmt.Sprintf("cmd-V sent: Notes should show %q", text))
+	t = now()
+	_, err = in.Touch(ctx, phone.Tap(phone.Point{X: 0.5, Y: 0.5}, phone.TapHold))
+	step("tap", t, err, "a tap at the middle of the screen")
+	if buttonsSupported(c) {
+		t = now()
+		_, err = in.Press(ctx, phone.Home)
+		step("home button", t, err, "the phone should go to its home screen")
+	}
 	return failed
 }
 

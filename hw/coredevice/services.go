@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
@@ -197,17 +198,25 @@ var bplistEmptyDict = []byte("bplist00\xd0\x08\x00\x00\x00\x00\x00\x00\x01\x01\x
 // returns its process id. terminate kills a running instance first. A
 // locked phone never answers; ctx bounds the wait.
 func (c *Conn) Launch(ctx context.Context, bundleID string, terminate bool) (int64, error) {
+	return c.launch(ctx, bundleID, terminate, "")
+}
+
+func (c *Conn) launch(ctx context.Context, bundleID string, terminate bool, url string) (int64, error) {
+	options := xpc.Dict{
+		{Key: "arguments", Value: []any{}},
+		{Key: "environmentVariables", Value: xpc.Dict{}},
+		{Key: "standardIOUsesPseudoterminals", Value: true},
+		{Key: "startStopped", Value: false},
+		{Key: "terminateExisting", Value: terminate},
+		{Key: "user", Value: xpc.Dict{{Key: "shortName", Value: "mobile"}}},
+		{Key: "platformSpecificOptions", Value: bplistEmptyDict},
+	}
+	if url != "" {
+		options = append(options, xpc.Entry{Key: "payloadURL", Value: xpc.Dict{{Key: "relative", Value: url}}})
+	}
 	input := xpc.Dict{
 		{Key: "applicationSpecifier", Value: xpc.Dict{{Key: "bundleIdentifier", Value: xpc.Dict{{Key: "_0", Value: bundleID}}}}},
-		{Key: "options", Value: xpc.Dict{
-			{Key: "arguments", Value: []any{}},
-			{Key: "environmentVariables", Value: xpc.Dict{}},
-			{Key: "standardIOUsesPseudoterminals", Value: true},
-			{Key: "startStopped", Value: false},
-			{Key: "terminateExisting", Value: terminate},
-			{Key: "user", Value: xpc.Dict{{Key: "shortName", Value: "mobile"}}},
-			{Key: "platformSpecificOptions", Value: bplistEmptyDict},
-		}},
+		{Key: "options", Value: options},
 		{Key: "standardIOIdentifiers", Value: xpc.Dict{}},
 	}
 	out, err := c.invoke(ctx, AppService, "launchapplication", "", input)
@@ -224,6 +233,81 @@ func (c *Conn) Launch(ctx context.Context, bundleID string, terminate bool) (int
 		return 0, fmt.Errorf("coredevice: launchapplication: no process identifier in %v", keys(d))
 	}
 	return n, nil
+}
+
+// schemeApps are the system apps that take URL schemes iOS reserves for
+// them; a URL of another scheme goes to an installed app that declares
+// it (see URLHandler), else to Safari, which hands it to the app that
+// registered the scheme.
+var schemeApps = map[string]string{
+	"http": "com.apple.mobilesafari", "https": "com.apple.mobilesafari",
+	"tel": "com.apple.mobilephone", "facetime": "com.apple.facetime", "facetime-audio": "com.apple.facetime",
+	"sms": "com.apple.MobileSMS", "imessage": "com.apple.MobileSMS", "mailto": "com.apple.mobilemail", "message": "com.apple.mobilemail",
+	"maps": "com.apple.Maps", "prefs": "com.apple.Preferences", "app-prefs": "com.apple.Preferences",
+	"music": "com.apple.Music", "itms-apps": "com.apple.AppStore", "itms-appss": "com.apple.AppStore",
+	"shortcuts": "com.apple.shortcuts", "calshow": "com.apple.mobilecal", "x-apple-reminderkit": "com.apple.reminders",
+	"mobilenotes": "com.apple.mobilenotes", "photos-redirect": "com.apple.mobileslideshow", "shareddocuments": "com.apple.DocumentsApp",
+}
+
+// URLHandler returns the app that opens rawURL and whether it is the
+// scheme's own app (false: Safari hands the URL on). apps are the
+// installed apps; an app whose list entry declares the scheme (its
+// CFBundleURLSchemes, where the phone reports them) takes it.
+func URLHandler(rawURL string, apps []App) (bundleID string, own bool, err error) {
+	i := strings.Index(rawURL, ":")
+	if i <= 0 {
+		return "", false, fmt.Errorf("coredevice: open URL %q: no scheme", rawURL)
+	}
+	scheme := strings.ToLower(rawURL[:i])
+	if id, ok := schemeApps[scheme]; ok {
+		return id, true, nil
+	}
+	for _, a := range apps {
+		for _, s := range urlSchemes(a.Raw) {
+			if strings.EqualFold(s, scheme) {
+				return a.BundleID, true, nil
+			}
+		}
+	}
+	return SafariID, false, nil
+}
+
+// SafariID is the browser's bundle id.
+const SafariID = "com.apple.mobilesafari"
+
+// urlSchemes reads the schemes an app's list entry declares, if any.
+func urlSchemes(d xpc.Dict) []string {
+	var out []string
+	for _, t := range d.Array("CFBundleURLTypes") {
+		td, _ := t.(xpc.Dict)
+		for _, s := range td.Array("CFBundleURLSchemes") {
+			if str, ok := s.(string); ok {
+				out = append(out, str)
+			}
+		}
+	}
+	for _, s := range d.Array("urlSchemes") {
+		if str, ok := s.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}
+
+// OpenURL opens rawURL by launching the app that takes it with the URL
+// as its payload (devicectl's --payload-url). Safari keeps running; a
+// scheme's own app is restarted, since many apps read the URL only at a
+// cold launch. It returns the app's bundle id.
+func (c *Conn) OpenURL(ctx context.Context, rawURL string, apps []App) (string, error) {
+	id, own, err := URLHandler(rawURL, apps)
+	if err != nil {
+		return "", err
+	}
+	restart := own && id != SafariID
+	if _, err := c.launch(ctx, id, restart, rawURL); err != nil {
+		return id, err
+	}
+	return id, nil
 }
 
 // Pasteboard UTIs for text, in the order devices list them.

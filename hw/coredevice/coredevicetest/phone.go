@@ -7,6 +7,7 @@ package coredevicetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -28,7 +29,12 @@ import (
 )
 
 // Handler answers one request to a service; a nil reply sends nothing.
+// ErrDrop closes the connection without a reply (as the phone does while
+// it stops a media stream).
 type Handler func(ctx context.Context, req xpc.Dict) (xpc.Dict, error)
+
+// ErrDrop is what a Handler returns to drop the connection unanswered.
+var ErrDrop = errors.New("coredevicetest: drop the connection")
 
 // Service is a RemoteXPC service of the fake phone.
 type Service struct {
@@ -202,6 +208,17 @@ func (p *Phone) serveAMFI(conn net.Conn) {
 	p.reveals++
 	p.mu.Unlock()
 	lockdown.WriteMessage(tc, plist.Dict{{Key: "success", Value: true}})
+}
+
+// Network returns the newest tunnel's device end (nil before the first),
+// where fake services bind UDP.
+func (p *Phone) Network() *tunnel.Network {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.networks) == 0 {
+		return nil
+	}
+	return p.networks[len(p.networks)-1]
 }
 
 // Unplug detaches the phone from usbmuxd and drops every tunnel.
@@ -395,6 +412,9 @@ func (p *Phone) serveService(name string, c net.Conn) {
 		}
 		if !ok {
 			reply, err := svc.Handle(ctx, m.Body)
+			if errors.Is(err, ErrDrop) {
+				return
+			}
 			if err != nil {
 				reply = xpc.Dict{{Key: "CoreDevice.error", Value: xpc.Dict{{Key: "description", Value: fmt.Sprint(err)}}}}
 			}

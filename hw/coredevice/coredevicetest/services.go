@@ -22,13 +22,33 @@ type State struct {
 	// Stream makes appservice advertise streamapplist (and its listapps
 	// never answer, as on such phones).
 	Stream bool
-	// Launched records the bundle ids launched, in order.
+	// Launched records the bundle ids launched, in order; Opened the same
+	// launches with their payload URL and whether a running instance was
+	// terminated first.
 	Launched []string
+	Opened   []Open
+	// Input, if set, adds DisplayService, universal HID and Indigo
+	// (iOS 27+ input) backed by it.
+	Input *Input
 	// Clipboard is the general pasteboard's text; KeepOldClipboard makes
 	// SET answer but change nothing (seen on real phones).
 	Clipboard        string
 	changes          uint64
 	KeepOldClipboard bool
+}
+
+// Open is one launch as the fake saw it.
+type Open struct {
+	BundleID   string
+	URL        string
+	Terminated bool
+}
+
+// Opens returns the launches so far.
+func (s *State) Opens() []Open {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Open{}, s.Opened...)
 }
 
 // SetKeepOldClipboard makes later SETs keep (or again replace) the text.
@@ -63,7 +83,7 @@ func (s *State) Services(p *Phone) map[string]Service {
 	if s.Stream {
 		appFeatures = append(appFeatures, f+"streamapplist")
 	}
-	return map[string]Service{
+	m := map[string]Service{
 		"com.apple.coredevice.deviceinfo": {
 			Features: []string{f + "getdeviceinfo", f + "getdisplayinfo", f + "getlockstate"},
 			Handle: func(ctx context.Context, req xpc.Dict) (xpc.Dict, error) {
@@ -116,6 +136,8 @@ func (s *State) Services(p *Phone) map[string]Service {
 					_, ok := s.Apps[id]
 					if ok {
 						s.Launched = append(s.Launched, id)
+						opts := in.Dict("options")
+						s.Opened = append(s.Opened, Open{BundleID: id, URL: opts.Dict("payloadURL").String("relative"), Terminated: opts.Bool("terminateExisting")})
 					}
 					s.mu.Unlock()
 					if !ok {
@@ -154,6 +176,10 @@ func (s *State) Services(p *Phone) map[string]Service {
 			},
 		},
 	}
+	if s.Input != nil {
+		s.Input.services(p, m)
+	}
+	return m
 }
 
 func (s *State) screen() image.Image {

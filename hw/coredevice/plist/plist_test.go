@@ -159,3 +159,37 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+func TestMarshalBinary(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	many := make([]any, 300)
+	for i := range many {
+		many[i] = uint64(i)
+	}
+	v := Dict{
+		{"HostID", "F00D-CAFE"}, {"Count", uint64(42)}, {"Neg", int64(-3)}, {"Big", uint64(1 << 40)},
+		{"Pi", 3.25}, {"Yes", true}, {"No", false}, {"Data", []byte("\x00\x01\x02pair")},
+		{"Unicode", "héllo ✓ 日本"}, {"Long", long}, {"LongData", []byte(long)},
+		{"List", []any{uint64(1), "two", Dict{{"three", uint64(3)}}}}, {"Empty", Dict{}}, {"Many", many},
+	}
+	b, err := MarshalBinary(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := UnmarshalDict(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, v) {
+		t.Errorf("round trip:\ngot  %#v\nwant %#v", got, v)
+	}
+	// Apple's writer emits these very bytes for an empty dictionary
+	// (platformSpecificOptions in go-ios's xpc_dict.bin).
+	empty, err := MarshalBinary(Dict{})
+	if want := "bplist00\xd0\x08\x00\x00\x00\x00\x00\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x09"; err != nil || string(empty) != want {
+		t.Errorf("MarshalBinary(Dict{}) = %q, %v; want %q", empty, err, want)
+	}
+	if _, err := MarshalBinary(Dict{{"t", time.Now()}}); err == nil {
+		t.Error("MarshalBinary took a time.Time")
+	}
+}
