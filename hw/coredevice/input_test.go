@@ -231,7 +231,10 @@ func TestInputRefused(t *testing.T) {
 			t.Errorf("iOS %s Info = %+v, want no input", tc.version, info)
 		}
 		for _, err := range []error{
-			func() error { _, err := b.Touch(ctx, phone.Tap(phone.Point{X: .5, Y: .5}, time.Millisecond)); return err }(),
+			func() error {
+				_, err := b.Touch(ctx, phone.Tap(phone.Point{X: .5, Y: .5}, time.Millisecond))
+				return err
+			}(),
 			func() error { _, err := b.Key(ctx, phone.Key{Name: "v", Mods: phone.Cmd}); return err }(),
 			func() error { _, err := b.Press(ctx, phone.Home); return err }(),
 		} {
