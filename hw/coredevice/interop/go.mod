@@ -7,6 +7,7 @@ go 1.26.6
 require (
 	github.com/danielpaulus/go-ios v1.3.2
 	github.com/google/uuid v1.6.0
+	howett.net/plist v1.0.1
 	github.com/openlolo/openlolo v0.0.0
 	golang.org/x/net v0.62.0
 )
@@ -23,7 +24,6 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
-	howett.net/plist v1.0.1 // indirect
 	software.sslmate.com/src/go-pkcs12 v0.7.2 // indirect
 )
 
