@@ -20,7 +20,7 @@ import (
 // natively; a tap answers UNSUPPORTED without reaching the phone.
 func TestCoreDeviceEndToEnd(t *testing.T) {
 	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes", "com.example.maps": "Maps"}}
-	p := &coredevicetest.Phone{ProductVersion: "27.0"}
+	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	state := t.TempDir()
@@ -92,7 +92,7 @@ func TestCoreDeviceEndToEnd(t *testing.T) {
 func TestCoreDeviceInput(t *testing.T) {
 	in := &coredevicetest.Input{}
 	st := &coredevicetest.State{Input: in, Apps: map[string]string{"com.apple.mobilesafari": "Safari", "com.apple.mobilenotes": "Notes"}}
-	p := &coredevicetest.Phone{ProductVersion: "27.0"}
+	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	state := t.TempDir()

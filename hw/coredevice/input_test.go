@@ -31,7 +31,7 @@ func inputPhone(t *testing.T, version string, in *coredevicetest.Input, o corede
 	t.Helper()
 	st := &coredevicetest.State{Input: in, Apps: map[string]string{
 		"com.apple.mobilesafari": "Safari", "com.apple.mobilephone": "Phone", "com.apple.mobilenotes": "Notes"}}
-	p := &coredevicetest.Phone{ProductVersion: version}
+	p := &coredevicetest.Phone{ProductVersion: version, DeveloperMode: true}
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	o.Socket, o.StateDir, o.Retry = mux.Socket, t.TempDir(), 10*time.Millisecond

@@ -18,7 +18,7 @@ func TestSelfTestInput(t *testing.T) {
 	mux := p.Start(t)
 	var out strings.Builder
 	failed := coredevice.SelfTest(t.Context(), &out, coredevice.SelfTestOptions{Socket: mux.Socket, StateDir: t.TempDir()})
-	for _, want := range []string{"ok      paste ", "ok      tap ", "ok      home button ", "result: 11 ok, 0 failed, 0 skipped"} {
+	for _, want := range []string{"ok      paste ", "ok      tap ", "ok      home button ", "result: 12 ok, 0 failed, 0 skipped"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
