@@ -70,6 +70,23 @@ func TestSelfTestNoPhone(t *testing.T) {
 	}
 }
 
+// TestSelfTestGadgetHere: on this machine (no USB device controller)
+// the gadget self-test runs, fails the USB steps with what to do, skips
+// the box's LED and button under --no-gpio, and exits 1.
+func TestSelfTestGadgetHere(t *testing.T) {
+	code, out, errb := run(t, "", "selftest", "--phone", "gadget", "--platform", "android", "--no-gpio", "--state", t.TempDir())
+	if code != 1 || !strings.Contains(out, "openlolo selftest --phone gadget --platform android") ||
+		!strings.Contains(out, "FAIL    ") || !strings.Contains(out, "skip    led          no GPIO panel") || !strings.Contains(out, "result: ") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errb)
+	}
+	if code, _, _ := run(t, "", "selftest", "--phone", "gadget", "--platform", "windows"); code != 2 {
+		t.Errorf("--platform windows: exit %d, want 2", code)
+	}
+	if code, _, _ := run(t, "", "selftest", "--phone", "gadget", "--no-gpio", "--gpio-led", "5"); code != 2 {
+		t.Errorf("--no-gpio with --gpio-led: exit %d, want 2", code)
+	}
+}
+
 func TestSelfTestUsage(t *testing.T) {
 	if code, _, _ := run(t, "", "selftest", "--phone", "sim", "--state", t.TempDir()); code != 2 {
 		t.Errorf("--phone sim: exit %d, want 2", code)

@@ -203,7 +203,15 @@ func TestPanelHasButton(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ledOnly.Close()
-	if ledOnly.HasButton() || !ledOnly.Available() {
-		t.Fatalf("LED-only panel: HasButton() = %v, Available() = %v; want false, true", ledOnly.HasButton(), ledOnly.Available())
+	if ledOnly.HasButton() || !ledOnly.Available() || !ledOnly.HasLED() {
+		t.Fatalf("LED-only panel: HasButton() = %v, Available() = %v, HasLED() = %v; want false, true, true", ledOnly.HasButton(), ledOnly.Available(), ledOnly.HasLED())
+	}
+	btnOnly, err := Open(Options{LED: None, ButtonPin: &gpiotest.Pin{N: "GPIO17", Num: 17, L: gpio.High, EdgesChan: make(chan gpio.Level, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer btnOnly.Close()
+	if btnOnly.HasLED() {
+		t.Error("HasLED() = true for a panel without an LED")
 	}
 }

@@ -139,6 +139,9 @@ func (p *Panel) Available() bool { return p.btn != nil || p.led != nil }
 // physical presence can be offered.
 func (p *Panel) HasButton() bool { return p.btn != nil }
 
+// HasLED reports whether an LED is attached.
+func (p *Panel) HasLED() bool { return p.led != nil }
+
 // Events returns the button's events. A slow reader misses events rather
 // than blocking the button. The channel is closed by Close.
 func (p *Panel) Events() <-chan Event { return p.events }

@@ -49,7 +49,7 @@ var expected = []string{
 	"phone-close-android",
 	"phone-open-ios", "phone-state-ios", "absmouse-ios-click",
 	"phone-open-ios-relative", "phone-state-ios-relative", "relmouse-ios-relative-tap",
-	"gadget-teardown",
+	"gadget-teardown", "selftest-gadget",
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
 }
 

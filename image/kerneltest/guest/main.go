@@ -51,6 +51,7 @@ func main() {
 	out := map[string][]byte{}
 
 	s.gadgetChecks(ctx, out)
+	s.selftestCheck(ctx, out)
 	s.captureChecks(ctx, out)
 
 	if err := writeTar("/dev/vda", out); err != nil {
