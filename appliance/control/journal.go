@@ -129,6 +129,8 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 	if call.Input {
 		var e *Error
 		switch {
+		case s.paused && c.IsOwner():
+			// The owner's own input runs while the agents are paused.
 		case s.paused && s.pausedOwner:
 			e = s.ownerPausedLocked()
 			e.Message += "; nothing was sent"
@@ -203,7 +205,7 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 		switch {
 		case runCtx.Err() != nil:
 			e = stopError(runCtx, false)
-		case s.paused:
+		case s.paused && !c.IsOwner():
 			e = api.Errorf(api.CodePaused, "input was paused before this one ran; nothing was sent")
 		case call.Frame != nil:
 			e = s.checkFrameLocked(c, *call.Frame)

@@ -196,7 +196,8 @@ func (s *Service) pause(ctx context.Context, by, clientID string, owner bool) er
 	}
 	s.paused = true
 	for _, p := range s.pending {
-		if p.input {
+		// A pause stops the agents; the owner's own input runs on.
+		if p.input && p.client != OwnerID {
 			p.cancel(errPaused)
 		}
 	}
@@ -210,7 +211,8 @@ func (s *Service) pause(ctx context.Context, by, clientID string, owner bool) er
 }
 
 // Resume lets input run again; it is the owner's (the box page's), and
-// lifts any pause, the owner's or a client's. Clients resume through
+// lifts any pause, the owner's or a client's, and releases the control
+// lease when the owner holds it (after [Service.TakeOver]). Clients resume through
 // openlolo_control, which needs control and cannot lift the owner's pause.
 func (s *Service) Resume(ctx context.Context, by string) error {
 	s.mu.Lock()
@@ -219,9 +221,17 @@ func (s *Service) Resume(ctx context.Context, by string) error {
 		s.clearPauseLocked()
 		s.controlEventLocked("resumed", "", by)
 	}
+	// Resuming gives control back to the agents: the lease the owner
+	// held (Take over, the owner's own input) is released with it.
+	released := s.releaseOwnerLocked()
 	s.mu.Unlock()
-	if was {
+	switch {
+	case was && released:
+		s.recordAction(ctx, by, "", "resume", "resumed phone control and gave control back to the agents")
+	case was:
 		s.recordAction(ctx, by, "", "resume", "resumed phone control")
+	case released:
+		s.recordAction(ctx, by, "", "release", "gave control back to the agents")
 	}
 	return nil
 }
