@@ -264,6 +264,8 @@ func (b *Box) routes() error {
 		OAuth:         b.oauth,
 		Phone:         b.cfg.Phone,
 		Control:       controller{b.control},
+		Driver:        controller{b.control},
+		Live:          owner.LiveOptions{Encode: mcp.EncodeJPEG},
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,
 		StateDir:      b.cfg.StateDir,
@@ -301,7 +303,7 @@ func (c controller) Resume(ctx context.Context, by string) error { return c.s.Re
 func (c controller) Lease() owner.LeaseView {
 	l := c.s.Lease()
 	return owner.LeaseView{Holder: l.Name, ClientID: l.Holder, Expires: l.Expires, Paused: l.Paused,
-		PausedBy: l.PausedBy, ByOwner: l.PausedByOwner, PausedAt: l.PausedAt}
+		PausedBy: l.PausedBy, ByOwner: l.PausedByOwner, PausedAt: l.PausedAt, Owner: l.Holder == control.OwnerID}
 }
 
 func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error) {

@@ -55,6 +55,8 @@ type boxOpts struct {
 	certPEM  []byte // BoxInfo.CertPEM: the certificate the Connect page offers
 	updater  owner.Updater
 	stateDir string // Config.StateDir
+	driver   owner.Driver
+	live     owner.LiveOptions
 }
 
 func newBox(t *testing.T, o boxOpts) *box {
@@ -71,7 +73,7 @@ func newBox(t *testing.T, o boxOpts) *box {
 	}
 	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
 	b.pages, err = owner.New(owner.Config{
-		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Now: clk.Now, SetupCodeFile: b.setupFile,
+		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, Now: clk.Now, SetupCodeFile: b.setupFile,
 		Info: func() owner.BoxInfo {
 			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}
 		},

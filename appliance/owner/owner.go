@@ -56,6 +56,13 @@ type Config struct {
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string
+	// Live bounds the Status page's live stream; the zero value takes
+	// the defaults (see LiveOptions).
+	Live LiveOptions
+	// Driver runs the owner's own input on the live phone (taps, swipes,
+	// typing, buttons, Take over) through the control rules; nil: the
+	// Status page offers no input.
+	Driver Driver
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives claim, login and approval events; nil discards.
@@ -101,6 +108,9 @@ type LeaseView struct {
 	PausedBy string    // who paused: "owner" or a client's name
 	ByOwner  bool      // the owner paused; only the owner resumes
 	PausedAt time.Time // when input was paused
+	// Owner is set when the owner holds control (after Take over, or by
+	// its own input on the live view); Holder then names the owner.
+	Owner bool
 }
 
 // Activity is one operation as the Activity page shows it. It carries no
@@ -133,6 +143,8 @@ type Pages struct {
 
 	presence *presence // the claim waiting for the button; nil without Config.Button
 
+	live *liveHub // the live stream's capture; nil without a phone
+
 	screenMu   sync.Mutex // guards the last encoded screenshot
 	screenSeq  uint64     // its frame's Seq
 	screenJPEG []byte     // nil until the first one
@@ -152,6 +164,9 @@ func New(cfg Config) (*Pages, error) {
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Phone != nil {
+		p.live = newLiveHub(cfg.Phone, cfg.Live, p.log)
 	}
 	if err := p.parseTemplates(); err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("POST /status/resume", p.owner(p.resume))
 	handle("GET /help", p.owner(p.helpIndex))
 	handle("GET /help/{topic}", p.owner(p.helpTopicPage))
+	p.liveRoutes(handle)
 	handle("GET /activity", p.owner(p.activityPage))
 	handle("GET /connect", p.owner(p.connectPage))
 	handle("GET "+CertificatePath, p.certificate)
@@ -108,11 +109,12 @@ func (p *Pages) asset(h http.HandlerFunc) http.HandlerFunc {
 			http.Error(w, "Nobody owns this box yet; claim it first.", http.StatusForbidden)
 			return
 		}
-		if _, err := p.lookupSession(r); err != nil {
+		s, err := p.lookupSession(r)
+		if err != nil {
 			http.Error(w, "Log in on the box page to see the phone's screen.", http.StatusForbidden)
 			return
 		}
-		h(w, r)
+		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	}
 }
 

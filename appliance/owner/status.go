@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -29,6 +30,15 @@ type statusPage struct {
 	Remote     *TailnetView  // the remote entry; nil when the box has none
 	Problems   []problemView // what the phone still needs (status_problems.html)
 	Waiting    bool          // the box waits for the owner to fix one of them
+
+	// The live view: the stream's picture size, the geometry epoch the
+	// owner's touches name, the buttons this phone has, whether the
+	// owner can drive it, and the control state the script watches.
+	LiveWidth, LiveHeight int
+	Epoch                 string
+	Buttons               []LiveButton
+	CanDrive              bool
+	ControlState          string
 }
 
 func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
@@ -42,10 +52,15 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		if sp.Waiting {
 			sp.Reload = 5
 		}
+		sp.LiveWidth, sp.LiveHeight = liveSize(sp.State.Geometry, p.live.opt.MaxSize)
+		sp.Epoch = api.FormatEpoch(sp.State.Geometry.Epoch)
+		sp.Buttons = liveButtons(sp.Phone)
+		sp.CanDrive = p.cfg.Driver != nil
 	}
 	if p.cfg.Control != nil {
 		sp.HasControl = true
 		sp.Lease = p.cfg.Control.Lease()
+		sp.ControlState = controlStateWord(sp.Lease.Holder, sp.Lease.Owner, sp.Lease.Paused)
 	}
 	if p.cfg.Tailnet != nil {
 		v := p.cfg.Tailnet.TailnetStatus()
@@ -56,6 +71,8 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		sp.Done = "Phone control is paused. No input reaches the phone until you resume."
 	case "resumed":
 		sp.Done = "Phone control is resumed."
+	default:
+		sp.Done = doneWords(r.URL.Query().Get("done"))
 	}
 	p.render(w, r, http.StatusOK, "status", sp)
 }

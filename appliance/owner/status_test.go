@@ -32,7 +32,7 @@ func TestStatusPage(t *testing.T) {
 	b, c := claimedBox(t, boxOpts{phone: ph, control: ctl})
 	body := mustGet(t, c, b.url, "/status")
 	for _, want := range []string{"openlolo-test", "v0.0.0-test", "AB:12", "cGlu", ph.Info().Model, "sim", "Ready",
-		"my script", "12:01 UTC", `src="/status/screen.jpg"`, "Pause phone control", `src="/static/live.js"`} {
+		"my script", "12:01 UTC", `data-still="/status/screen.jpg"`, "Pause phone control", `src="/static/live.js"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("Status page lacks %q: %s", want, ownertest.Text(body))
 		}
@@ -193,7 +193,7 @@ func TestStaticFiles(t *testing.T) {
 	c := ownertest.NewClient(t, b.srv)
 	for _, tt := range []struct{ path, ctype, text string }{
 		{"/static/style.css", "text/css", "--accent"},
-		{"/static/live.js", "javascript", "data-live"},
+		{"/static/live.js", "javascript", "phone-live"},
 	} {
 		res, body := ownertest.Get(t, c, b.url, tt.path)
 		if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Type"), tt.ctype) || !strings.Contains(body, tt.text) {

@@ -1,0 +1,9 @@
+package owner
+
+// LiveWatching reports the live stream's open viewers, whether its
+// capture loop runs, and how many screenshots it has taken.
+func (p *Pages) LiveWatching() (viewers int, capturing bool, captures uint64) {
+	viewers, capturing = p.live.watching()
+	captures, _ = p.live.stats()
+	return viewers, capturing, captures
+}

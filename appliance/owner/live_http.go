@@ -1,0 +1,150 @@
+package owner
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// liveBoundary separates the stream's pictures.
+const liveBoundary = "openlolo-frame"
+
+// liveWriteTimeout cuts a stream whose viewer stopped reading.
+const liveWriteTimeout = 10 * time.Second
+
+// liveSessionCheck is how often an open stream checks that its owner
+// session still holds (a logout elsewhere ends it).
+const liveSessionCheck = 30 * time.Second
+
+// liveStream serves GET /status/live.mjpeg: the phone's screen as MJPEG
+// (multipart/x-mixed-replace), which an <img> shows without JavaScript.
+// A picture is sent only when the screen changed, at most LiveOptions.FPS
+// a second and within the stream's byte rate; the box captures only while
+// a stream is open and frees the viewer when the request ends.
+func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
+	if p.live == nil {
+		http.Error(w, "No phone is attached to the box.", http.StatusServiceUnavailable)
+		return
+	}
+	s, _ := sessionFrom(r.Context())
+	v, err := p.live.join(string(s.idHash))
+	if err != nil {
+		w.Header().Set("Retry-After", "10")
+		text := "The box already streams the phone to as many viewers as it allows; close another page that shows it, or use the still picture at /status/screen.jpg."
+		if errors.Is(err, errLiveSessionFull) {
+			text = "This browser already watches the phone in " + strconv.Itoa(p.live.opt.PerSession) + " tabs; close one of them to watch here."
+		}
+		http.Error(w, text, http.StatusTooManyRequests)
+		return
+	}
+	defer p.live.leave(v)
+
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "multipart/x-mixed-replace; boundary="+liveBoundary)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// The boundary ends each picture, so a browser shows it at once
+	// rather than when the next one starts.
+	if _, err := w.Write([]byte("--" + liveBoundary + "\r\n")); err != nil {
+		return
+	}
+	rc.Flush()
+
+	bud := newBudget(p.live.opt.ViewerRate, time.Now())
+	check := time.NewTicker(liveSessionCheck)
+	defer check.Stop()
+	ctx := r.Context()
+	for {
+		var fr *liveFrame
+		select {
+		case <-ctx.Done():
+			return
+		case <-check.C:
+			if _, err := p.lookupSession(r); err != nil {
+				return
+			}
+			continue
+		case fr = <-v.frames:
+		}
+		if d := bud.wait(len(fr.jpeg), time.Now()); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			select { // a newer picture came meanwhile: send that one
+			case fr = <-v.frames:
+			default:
+			}
+		}
+		bud.spend(len(fr.jpeg), time.Now())
+		rc.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
+		head := "Content-Type: image/jpeg\r\nContent-Length: " + strconv.Itoa(len(fr.jpeg)) + "\r\n\r\n"
+		if _, err := w.Write([]byte(head)); err != nil {
+			return
+		}
+		if _, err := w.Write(fr.jpeg); err != nil {
+			return
+		}
+		if _, err := w.Write([]byte("\r\n--" + liveBoundary + "\r\n")); err != nil {
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+}
+
+// controlState is GET /status/control.json: who holds control, for the
+// page's script to notice a change (an agent took control) and reload.
+type controlState struct {
+	Holder string `json:"holder"` // "" when nobody holds control
+	Owner  bool   `json:"owner"`  // the owner holds it
+	Paused bool   `json:"paused"`
+	State  string `json:"state"` // the page's data-control-state for this
+}
+
+func (p *Pages) controlJSON(w http.ResponseWriter, r *http.Request) {
+	var cs controlState
+	if p.cfg.Control != nil {
+		l := p.cfg.Control.Lease()
+		cs = controlState{Holder: l.Holder, Owner: l.Owner, Paused: l.Paused}
+	}
+	cs.State = controlStateWord(cs.Holder, cs.Owner, cs.Paused)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(cs)
+}
+
+// controlStateWord is the control state in one word per case the page
+// shows differently.
+func controlStateWord(holder string, owner, paused bool) string {
+	s := "free"
+	switch {
+	case owner:
+		s = "owner"
+	case holder != "":
+		s = "agent:" + holder
+	}
+	if paused {
+		s += ",paused"
+	}
+	return s
+}
+
+// liveRoutes registers the live view's stream and the owner's input.
+func (p *Pages) liveRoutes(handle func(string, http.HandlerFunc)) {
+	handle("GET /status/live.mjpeg", p.asset(p.liveStream))
+	handle("GET /status/control.json", p.asset(p.controlJSON))
+	for _, k := range []InputKind{InputTap, InputLongPress, InputSwipe, InputText, InputButton} {
+		handle("POST /status/"+string(k), p.owner(p.ownerInput(k)))
+	}
+	handle("POST /status/take-over", p.owner(p.takeOver))
+	handle("POST /status/give-back", p.owner(p.giveBack))
+}

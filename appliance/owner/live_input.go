@@ -1,0 +1,250 @@
+package owner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/hw/phone"
+)
+
+// InputKind names one kind of the owner's input on the live phone.
+type InputKind string
+
+// The owner's inputs.
+const (
+	InputTap       InputKind = "tap"
+	InputLongPress InputKind = "long_press"
+	InputSwipe     InputKind = "swipe"
+	InputText      InputKind = "text"
+	InputButton    InputKind = "button"
+)
+
+// Input is one input the owner makes on the Status page's live phone.
+type Input struct {
+	Kind InputKind
+	// X and Y are where a tap, a long press or a swipe starts, as
+	// fractions of the screen (0..1); X2 and Y2 where a swipe ends.
+	X, Y, X2, Y2 float64
+	// Seconds is a long press's hold or a swipe's movement; 0 takes the
+	// tool's default.
+	Seconds float64
+	// Text is what to type (InputText).
+	Text string
+	// Button is the button to press (InputButton): home, lock,
+	// volume_up, volume_down, back.
+	Button string
+	// Epoch is the geometry epoch the page showed; "" is not checked.
+	Epoch string
+}
+
+// Driver is the owner's own input on the phone. The owner is a client of
+// its own with its own control lease: every input goes through the same
+// control rules and journal as a client's (and shows in Activity as the
+// owner's). An adapter in the appliance package implements it over
+// control.Service.
+type Driver interface {
+	// Input runs in as the owner. A refusal or a failure is an
+	// *api.Error carrying its stable code (CONTROL_BUSY when an agent
+	// holds control, FRAME_EXPIRED, UNSUPPORTED_BUTTON, ...).
+	Input(ctx context.Context, in Input) error
+	// TakeOver pauses the agents (the owner's pause, lifted only by the
+	// owner) and gives the owner the control lease.
+	TakeOver(ctx context.Context) error
+	// GiveBack releases the owner's lease and lifts the owner's pause,
+	// giving control back to the agents.
+	GiveBack(ctx context.Context) error
+}
+
+// ownerButtons are the buttons the live view offers, in the order shown,
+// each where the phone has it (hw/phone's Info.Buttons).
+var ownerButtons = []struct {
+	Button phone.Button
+	Label  string
+}{
+	{phone.Home, "Home"}, {phone.Back, "Back"}, {phone.Lock, "Lock"},
+	{phone.VolumeDown, "Volume −"}, {phone.VolumeUp, "Volume +"},
+}
+
+// LiveButton is one button of the live view.
+type LiveButton struct{ Name, Label string }
+
+// liveButtons are the buttons of ownerButtons that the phone has.
+func liveButtons(info phone.Info) []LiveButton {
+	var out []LiveButton
+	for _, b := range ownerButtons {
+		if info.HasButton(b.Button) {
+			out = append(out, LiveButton{Name: string(b.Button), Label: b.Label})
+		}
+	}
+	return out
+}
+
+// inputAnswer is the JSON answer to the page's script.
+type inputAnswer struct {
+	OK      bool   `json:"ok"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+// ownerInput handles POST /status/{kind}: the owner's tap, long press,
+// swipe, typing or button. A script gets JSON; a plain form is sent back
+// to Status with what happened.
+func (p *Pages) ownerInput(kind InputKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		in, bad := readInput(kind, r)
+		if bad == "" && p.cfg.Driver == nil {
+			p.inputDone(w, r, http.StatusServiceUnavailable, api.Errorf(api.CodeUnsupported, "this box has no control service running, so the page cannot drive the phone"), "")
+			return
+		}
+		if bad != "" {
+			p.inputDone(w, r, http.StatusBadRequest, api.Errorf(api.CodeInvalidArguments, "%s", bad), "")
+			return
+		}
+		err := p.cfg.Driver.Input(r.Context(), in)
+		if err != nil {
+			p.log.Info("owner: input refused", "kind", kind, "err", err)
+		}
+		p.inputDone(w, r, http.StatusConflict, err, inputDoneWords[kind])
+	}
+}
+
+var inputDoneWords = map[InputKind]string{
+	InputTap: "tapped", InputLongPress: "pressed", InputSwipe: "swiped", InputText: "typed", InputButton: "pressed",
+}
+
+// readInput reads an input's form fields; bad says what is wrong.
+func readInput(kind InputKind, r *http.Request) (Input, string) {
+	in := Input{Kind: kind, Epoch: r.PostFormValue("epoch")}
+	num := func(name string, lo, hi float64, need bool) (float64, string) {
+		v := r.PostFormValue(name)
+		if v == "" {
+			if need {
+				return 0, name + " is required"
+			}
+			return 0, ""
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f < lo || f > hi {
+			return 0, name + " must be a number from " + strconv.FormatFloat(lo, 'g', -1, 64) + " to " + strconv.FormatFloat(hi, 'g', -1, 64)
+		}
+		return f, ""
+	}
+	var bad string
+	switch kind {
+	case InputTap, InputLongPress, InputSwipe:
+		for _, f := range []struct {
+			name string
+			out  *float64
+			use  bool
+		}{{"x", &in.X, true}, {"y", &in.Y, true}, {"x2", &in.X2, kind == InputSwipe}, {"y2", &in.Y2, kind == InputSwipe}} {
+			if !f.use {
+				continue
+			}
+			if *f.out, bad = num(f.name, 0, 1, true); bad != "" {
+				return in, bad + " (a fraction of the screen)"
+			}
+		}
+		if kind != InputTap {
+			if in.Seconds, bad = num("seconds", api.MinGesture, api.MaxGesture, false); bad != "" {
+				return in, bad
+			}
+		}
+	case InputText:
+		in.Text = r.PostFormValue("text")
+		if in.Text == "" {
+			return in, "type some text first"
+		}
+	case InputButton:
+		in.Button = r.PostFormValue("button")
+		if in.Button == "" {
+			return in, "button is required"
+		}
+	}
+	return in, ""
+}
+
+// inputDone answers an owner input or a control change: JSON for the
+// script, else Status with a notice (done) or a page saying why not.
+func (p *Pages) inputDone(w http.ResponseWriter, r *http.Request, status int, err error, done string) {
+	var ae *api.Error
+	if err != nil && !errors.As(err, &ae) {
+		ae = api.Errorf(api.CodeInternal, "%v", err)
+	}
+	if wantsJSON(r) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		a := inputAnswer{OK: ae == nil, Message: doneWords(done)}
+		if ae != nil {
+			w.WriteHeader(status)
+			a.Code, a.Message = string(ae.Code), inputRefusal(ae)
+		}
+		json.NewEncoder(w).Encode(a)
+		return
+	}
+	if ae != nil {
+		p.message(w, r, status, "Not done", inputRefusal(ae), "Status", "/status")
+		return
+	}
+	http.Redirect(w, r, "/status?done="+done, http.StatusSeeOther)
+}
+
+// inputRefusal says a refusal to the owner, with what to do about it.
+func inputRefusal(e *api.Error) string {
+	msg := "The box did not send that to the phone: " + e.Message + "."
+	switch e.Code {
+	case api.CodeControlBusy:
+		msg += " An agent holds control: press Take over to pause the agents and drive the phone yourself."
+	case api.CodeFrameExpired:
+		msg += " Reload the page and try again."
+	}
+	return msg
+}
+
+func doneWords(done string) string {
+	switch done {
+	case "tapped":
+		return "Tapped."
+	case "swiped":
+		return "Swiped."
+	case "typed":
+		return "Typed."
+	case "pressed":
+		return "Pressed."
+	case "taken":
+		return "You hold control. The agents are paused until you give control back."
+	case "given":
+		return "Control is back with the agents."
+	}
+	return ""
+}
+
+// takeOver handles POST /status/take-over.
+func (p *Pages) takeOver(w http.ResponseWriter, r *http.Request) {
+	if p.cfg.Driver == nil {
+		p.inputDone(w, r, http.StatusServiceUnavailable, api.Errorf(api.CodeUnsupported, "this box has no control service running"), "")
+		return
+	}
+	err := p.cfg.Driver.TakeOver(r.Context())
+	if err == nil {
+		p.log.Info("owner: took over control")
+	}
+	p.inputDone(w, r, http.StatusConflict, err, "taken")
+}
+
+// giveBack handles POST /status/give-back.
+func (p *Pages) giveBack(w http.ResponseWriter, r *http.Request) {
+	if p.cfg.Driver == nil {
+		p.inputDone(w, r, http.StatusServiceUnavailable, api.Errorf(api.CodeUnsupported, "this box has no control service running"), "")
+		return
+	}
+	err := p.cfg.Driver.GiveBack(r.Context())
+	if err == nil {
+		p.log.Info("owner: gave control back")
+	}
+	p.inputDone(w, r, http.StatusConflict, err, "given")
+}
