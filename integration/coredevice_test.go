@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -118,6 +119,18 @@ func TestCoreDeviceInput(t *testing.T) {
 	c, err := sdk.Dial(ctx, tb.URL, &sdk.Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, "openlolo_capabilities", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, err := sdk.Decode[api.CapabilitiesResult](res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !caps.Touch || !caps.Keyboard || !slices.Contains(caps.Buttons, api.Button("home")) || !slices.Equal(caps.OpenURL, []string{"*"}) ||
+		!caps.Native.OpenURL || !caps.Native.Clipboard || !caps.Native.LaunchApp {
+		t.Errorf("openlolo_capabilities = %+v, want touch, keyboard, the iPhone's buttons and native launch, URLs and clipboard", caps)
 	}
 	shot, err := c.Screenshot(ctx, sdk.ScreenshotOptions{Format: "png", MaxSize: 1024})
 	if err != nil {

@@ -36,14 +36,6 @@ type hidConn struct {
 	done chan struct{}
 }
 
-func dialHID(ctx context.Context, c *Conn, service string) (*remotexpc.Conn, error) {
-	x, err := c.DialService(ctx, service)
-	if err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
 // run starts the drain; call after any request that reads its reply.
 func (h *hidConn) run() {
 	h.done = make(chan struct{})
@@ -90,11 +82,16 @@ type input struct {
 	down     bool
 	idle     *time.Timer
 	closed   bool
+	epoch    time.Time // the reports' timestamps count from here
 }
 
 func newInput(c *Conn, t inputTimings, now func() time.Time, log *slog.Logger) *input {
-	return &input{c: c, t: t, now: now, log: log}
+	return &input{c: c, t: t, now: now, log: log, epoch: time.Now()}
 }
+
+// ts is a report's 48-bit timestamp: nanoseconds on the monotonic clock
+// (the phone reads only the deltas).
+func (in *input) ts() uint64 { return uint64(time.Since(in.epoch)) }
 
 // supported says whether the phone can take input over the cable, and if
 // not, why and what to do instead.
@@ -146,7 +143,7 @@ func (in *input) ensure(ctx context.Context) error {
 		in.hid, in.keyboard = nil, 0
 	}
 	if in.hid == nil {
-		x, err := dialHID(ctx, in.c, remotehid.UniversalService)
+		x, err := in.c.DialService(ctx, remotehid.UniversalService)
 		if err != nil {
 			return fmt.Errorf("coredevice: input: %w: %w", phone.ErrInputFailed, err)
 		}
@@ -200,18 +197,13 @@ func (in *input) send(ctx context.Context, surface uint64, report []byte) error 
 }
 
 func (in *input) touch(ctx context.Context, down bool, p phone.Point) error {
-	t := remotehid.Touch{Down: down, X: remotehid.Coord(p.X), Y: remotehid.Coord(p.Y), Timestamp: hidTime()}
+	t := remotehid.Touch{Down: down, X: remotehid.Coord(p.X), Y: remotehid.Coord(p.Y), Timestamp: in.ts()}
 	if err := in.send(ctx, remotehid.MainTouchscreen, remotehid.Touchscreen(t)); err != nil {
 		return err
 	}
 	in.down, in.lastAt = down, t
 	return nil
 }
-
-// hidTime is the reports' 48-bit monotonic timestamp (only deltas count).
-var hidStart = time.Now()
-
-func hidTime() uint64 { return uint64(time.Since(hidStart)) }
 
 // Touch follows g on the main touchscreen: contact at the first point,
 // contact reports at each later point on g's timeline, release at the
@@ -275,7 +267,7 @@ func (in *input) releaseTouch() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	t := in.lastAt
-	t.Down, t.Timestamp = false, hidTime()
+	t.Down, t.Timestamp = false, in.ts()
 	if in.hid.x.Send(ctx, remotehid.Send(remotehid.MainTouchscreen, remotehid.Touchscreen(t)), false) == nil {
 		in.down = false
 	}
@@ -310,7 +302,7 @@ func modUsages(m hid.Modifiers) []uint8 {
 }
 
 func (in *input) keys(ctx context.Context, usages []uint8) error {
-	return in.send(ctx, in.keyboard, remotehid.Keyboard(usages, hidTime()))
+	return in.send(ctx, in.keyboard, remotehid.Keyboard(usages, in.ts()))
 }
 
 // chord presses mods, then key, then lets go of the key and of all:
@@ -429,7 +421,7 @@ func (in *input) Press(ctx context.Context, b phone.Button) (phone.Report, error
 		in.indigo = nil
 	}
 	if in.indigo == nil {
-		x, err := dialHID(ctx, in.c, remotehid.IndigoService)
+		x, err := in.c.DialService(ctx, remotehid.IndigoService)
 		if err != nil {
 			return phone.Report{}, fmt.Errorf("coredevice: button: %w: %w", phone.ErrInputFailed, err)
 		}

@@ -272,3 +272,24 @@ func TestOpenURL(t *testing.T) {
 		t.Error("OpenURL(mailto) with Mail not installed = nil, want the phone's refusal")
 	}
 }
+
+// TestInputIdleStop: a stream no input used for InputIdle is stopped
+// (it costs the phone an encoder), and the next input starts another.
+func TestInputIdleStop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	in := &coredevicetest.Input{}
+	_, b := inputPhone(t, "27.0", in, coredevice.Options{InputIdle: 50 * time.Millisecond})
+	tap := phone.Tap(phone.Point{X: .5, Y: .5}, time.Millisecond)
+	if _, err := b.Touch(ctx, tap); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the idle stream's stop", func() bool { return in.Stops() == 1 && in.Sessions() == 0 })
+	if _, err := b.Touch(ctx, tap); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the second tap", func() bool { return len(in.Touches()) == 6 })
+	if n := len(in.Starts()); n != 2 || in.Dropped() != 0 {
+		t.Errorf("%d starts, %d dropped", n, in.Dropped())
+	}
+}
