@@ -123,10 +123,21 @@ func Touchscreen(t Touch) []byte {
 // ParseTouchscreen decodes a report Touchscreen wrote (the fake phone
 // uses it).
 func ParseTouchscreen(r []byte) (Touch, error) {
-	if len(r) != TouchscreenReportLen || r[0] != touchscreenReportID || r[1] != 1 || r[2] != 5 || r[3]&^touchDown != touchIdentity || r[40] != 0x02 {
+	if len(r) != TouchscreenReportLen || r[0] != touchscreenReportID || r[1] != 1 || r[2] != 5 ||
+		(r[3] != touchIdentity && r[3] != touchIdentity|touchDown) || r[40] != 0x02 ||
+		!zero(r[8:40]) || !zero(r[41:44]) || !zero(r[50:]) {
 		return Touch{}, fmt.Errorf("%w: touchscreen report % x", ErrMalformed, r)
 	}
 	return Touch{Down: r[3]&touchDown == touchDown, X: binary.LittleEndian.Uint16(r[4:]), Y: binary.LittleEndian.Uint16(r[6:]), Timestamp: timestamp(r[44:50])}, nil
+}
+
+func zero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Keyboard encodes the virtual keyboard's 39-byte report: report id 0x01,
@@ -148,7 +159,7 @@ func Keyboard(usages []uint8, ts uint64) []byte {
 
 // ParseKeyboard returns the usages a keyboard report holds, ascending.
 func ParseKeyboard(r []byte) ([]uint8, error) {
-	if len(r) != KeyboardReportLen || r[0] != keyboardReportID {
+	if len(r) != KeyboardReportLen || r[0] != keyboardReportID || !zero(r[1+keyboardBitmap+6:]) {
 		return nil, fmt.Errorf("%w: keyboard report % x", ErrMalformed, r)
 	}
 	var u []uint8

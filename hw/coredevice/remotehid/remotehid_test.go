@@ -63,6 +63,27 @@ func TestKeyboardGolden(t *testing.T) {
 	}
 }
 
+// TestParseStrict: the fake phone refuses reports a phone would not take
+// (a state with only the in-range bit, stray bytes in reserved fields);
+// the fuzz target found the first.
+func TestParseStrict(t *testing.T) {
+	r := Touchscreen(Touch{Down: true, X: 1, Y: 2})
+	r[3] = 0x42
+	if _, err := ParseTouchscreen(r); !errors.Is(err, ErrMalformed) {
+		t.Errorf("state 0x42 parsed: %v", err)
+	}
+	r = Touchscreen(Touch{X: 1})
+	r[20] = 1
+	if _, err := ParseTouchscreen(r); !errors.Is(err, ErrMalformed) {
+		t.Errorf("reserved byte parsed: %v", err)
+	}
+	k := Keyboard(nil, 0)
+	k[38] = 1
+	if _, err := ParseKeyboard(k); !errors.Is(err, ErrMalformed) {
+		t.Errorf("keyboard trailer parsed: %v", err)
+	}
+}
+
 func TestTimestampMasked(t *testing.T) {
 	r := Touchscreen(Touch{Timestamp: 0xFFFFFFFFFFFFFFFF})
 	if hex.EncodeToString(r[44:52]) != "ffffffffffff0000" {
@@ -128,4 +149,23 @@ func TestMessages(t *testing.T) {
 	if _, err := CreatedService(xpc.Dict{{Key: "error", Value: xpc.Dict{{Key: "code", Value: int64(1)}}}}); err == nil {
 		t.Error("CreatedService(error) = nil")
 	}
+}
+
+// FuzzParseReports: the parsers the fake phone runs on what a client
+// sends never panic, and what they accept re-encodes to the same bytes.
+func FuzzParseReports(f *testing.F) {
+	f.Add(Touchscreen(Touch{Down: true, X: 1, Y: 2, Timestamp: 3}))
+	f.Add(Keyboard([]uint8{4, 0xE1}, 5))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if tc, err := ParseTouchscreen(b); err == nil {
+			if got := Touchscreen(tc); !slices.Equal(got, b) {
+				t.Fatalf("touch % x re-encodes as % x", b, got)
+			}
+		}
+		if u, err := ParseKeyboard(b); err == nil {
+			if got := Keyboard(u, timestamp(b[31:37])); !slices.Equal(got, b) {
+				t.Fatalf("keyboard % x re-encodes as % x", b, got)
+			}
+		}
+	})
 }
