@@ -293,3 +293,19 @@ func TestInputIdleStop(t *testing.T) {
 		t.Errorf("%d starts, %d dropped", n, in.Dropped())
 	}
 }
+
+// TestInputStreamHangs: a start the phone never answers fails within
+// StreamStart, saying what clears it, and nothing reaches the phone.
+func TestInputStreamHangs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	in := &coredevicetest.Input{Hang: true}
+	_, b := inputPhone(t, "27.0", in, coredevice.Options{StreamStart: 200 * time.Millisecond})
+	_, err := b.Touch(ctx, phone.Tap(phone.Point{X: .5, Y: .5}, time.Millisecond))
+	if !errors.Is(err, phone.ErrInputFailed) || !strings.Contains(err.Error(), "restarting the iPhone") {
+		t.Errorf("Touch = %v, want INPUT_FAILED naming the restart", err)
+	}
+	if len(in.Touches())+in.Dropped() != 0 {
+		t.Error("input reached the phone")
+	}
+}

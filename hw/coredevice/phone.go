@@ -44,6 +44,9 @@ type Options struct {
 	// after registering the keyboard, while the phone re-attaches its
 	// input surfaces (0: 300 ms).
 	StreamSettle time.Duration
+	// StreamStart bounds a stream start: a stuck media daemon never
+	// answers (0: 25 s, a little past the phone's own 20 s).
+	StreamStart time.Duration
 	// KeyInterval paces typed characters (0: 20 ms; the phone drops
 	// characters sent faster).
 	KeyInterval time.Duration
@@ -64,7 +67,7 @@ func (o Options) inputTimings() inputTimings {
 	return inputTimings{
 		stream: streamTimings{
 			stale: or(o.StreamStale, 3*time.Second), keepalive: or(o.Keepalive, time.Second),
-			firstWait: 5 * time.Second, settle: settle,
+			firstWait: 5 * time.Second, settle: settle, start: or(o.StreamStart, 25*time.Second),
 		},
 		idle: idle, keyInterval: or(o.KeyInterval, 20*time.Millisecond), keySettle: settle,
 	}

@@ -24,6 +24,7 @@ type streamTimings struct {
 	stale     time.Duration // no media for this long: the stream is stale
 	keepalive time.Duration // RTCP receiver-report period
 	firstWait time.Duration // how long a new stream may take to send
+	start     time.Duration // how long the phone may take to answer a start
 	settle    time.Duration // after the first media, before input
 }
 
@@ -71,8 +72,15 @@ func startStream(ctx context.Context, c *Conn, t streamTimings, now func() time.
 		Receiver: netip.AddrPortFrom(c.net.Local(), uint16(local.Port)), Sender: c.net.Peer(),
 		ClientSessionID: s.id, Offer: offer,
 	}
-	out, err := c.invoke(ctx, mediastream.Service, mediastream.StartFeature, mediastream.StartAction, start.Input())
+	// A wedged mediastream daemon never answers (until the phone
+	// reboots): bound the start a little past the phone's own 20 s.
+	sctx, scancel := context.WithTimeout(ctx, t.start)
+	out, err := c.invoke(sctx, mediastream.Service, mediastream.StartFeature, mediastream.StartAction, start.Input())
+	scancel()
 	if err != nil {
+		if sctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w: no answer in %v (the phone's media daemon may be stuck; restarting the iPhone clears it)", err, t.start)
+		}
 		// The phone may have brought the stream up anyway: stop it, so no
 		// abandoned stream races a screenshot.
 		s.stop(log)

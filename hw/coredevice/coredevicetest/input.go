@@ -26,6 +26,8 @@ type Input struct {
 	// Refuse makes startmediastream fail as iOS 26 does (CoreDeviceError
 	// 9021 "Remote control requires iOS 27.0 or later").
 	Refuse bool
+	// Hang makes startmediastream never answer (a stuck media daemon).
+	Hang bool
 	// Interval is the media packet period (0: 20 ms).
 	Interval time.Duration
 	// StallWithoutRTCP stops a stream's encoder when no receiver report
@@ -215,6 +217,9 @@ func (in *Input) services(p *Phone, m map[string]Service) {
 func (in *Input) start(p *Phone, req xpc.Dict) (xpc.Dict, error) {
 	if req.String("CoreDevice.actionIdentifier") != "com.apple.coredevice.action."+mediastream.StartAction {
 		return invokeError("Invalid Parameter (action)"), nil
+	}
+	if in.Hang {
+		return nil, nil
 	}
 	if in.Refuse {
 		return xpc.Dict{{Key: "CoreDevice.error", Value: xpc.Dict{
