@@ -75,6 +75,9 @@ func Parse(name string, data []byte, source api.ProfileSource) ([]api.AppProfile
 	if len(pos) == 0 {
 		return nil, at(0, "", "the file is empty; it holds {\"profiles\": [...]}")
 	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '{' {
+		return nil, at(int64(bytes.IndexByte(data, t[0])), "", "the file holds one object, {\"profiles\": [...]}")
+	}
 	allowed := allowedPaths()
 	for _, p := range pos {
 		if !allowed[generic(p.path)] {

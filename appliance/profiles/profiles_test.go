@@ -153,6 +153,7 @@ func TestParseRefuses(t *testing.T) {
 		{"no name", `"name": "Shop", `, ``, `f.json:2:3: profiles[0].name: required`},
 		{"empty", good, "", `f.json:1:1: the file is empty`},
 		{"no profiles", good, `{"profile": []}`, `f.json:1:13: profile: unknown field`},
+		{"a list", good, ` [{"bundle_id": "a.b"}]`, `f.json:1:2: the file holds one object`},
 	} {
 		if !strings.Contains(good, tc.from) {
 			t.Fatalf("%s: %q is not in the file", tc.name, tc.from)
