@@ -34,6 +34,8 @@ var argTypes = map[Tool]reflect.Type{
 	ToolFindText: reflect.TypeFor[FindTextArgs](), ToolShortcut: reflect.TypeFor[ShortcutArgs](),
 	ToolAppProfiles: reflect.TypeFor[AppProfilesArgs](), ToolAppProfile: reflect.TypeFor[AppProfileArgs](),
 	ToolOpenLink: reflect.TypeFor[OpenLinkArgs](),
+	ToolFullPage: reflect.TypeFor[FullPageArgs](), ToolSendText: reflect.TypeFor[SendTextArgs](),
+	ToolClipboard: reflect.TypeFor[ClipboardArgs](),
 }
 
 // TestBoundsCoverArguments: every number argument has a range in the
@@ -105,6 +107,15 @@ func TestInputSchemaShape(t *testing.T) {
 	want := []string{"frame_id", "geometry_epoch", "x", "y", "x2", "y2"}
 	if !slices.Equal(s.Required, want) || m["additionalProperties"] != false {
 		t.Errorf("required %v, additionalProperties %v", s.Required, m["additionalProperties"])
+	}
+	fp := *InputSchema(ToolFullPage, reflect.TypeFor[FullPageArgs]()).Properties
+	if *fp["max_size"].Maximum != MaxPageSize || fp["max_pages"].Default != MaxPages || fp["output"].Default != OutputPages ||
+		fp["settle"].Default != DefaultPageSettle || len(fp["output"].Enum) != 3 {
+		t.Errorf("full_page schema: max_size %v, max_pages %v, output %v, settle %v", *fp["max_size"].Maximum,
+			fp["max_pages"].Default, fp["output"], fp["settle"].Default)
+	}
+	if st := (*InputSchema(ToolSendText, reflect.TypeFor[SendTextArgs]()).Properties)["text"]; *st.MaxLength != MaxSendText || *st.MinLength != 1 {
+		t.Errorf("send_text text length %d..%d", *st.MinLength, *st.MaxLength)
 	}
 	if l := InputSchema(ToolLaunchApp, reflect.TypeFor[LaunchAppArgs]()); (*l.Properties)["settle"].Default != StepsSettle {
 		t.Errorf("launch_app settle default %v, want %v", (*l.Properties)["settle"].Default, StepsSettle)

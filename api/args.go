@@ -149,6 +149,25 @@ type OpenURLArgs struct {
 	BundleID string `json:"bundle_id,omitempty" desc:"Ignored for http(s) URLs (they open in Safari)."`
 }
 
+// FullPageArgs are openlolo_full_page's arguments.
+type FullPageArgs struct {
+	OperationID string      `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
+	MaxPages    *int        `json:"max_pages,omitempty" desc:"Most pages to capture (the first is the screen as it is)."`
+	Output      PageOutput  `json:"output,omitempty" desc:"pages: one image per page; stitched: one tall image of the whole page; both."`
+	Format      ImageFormat `json:"format,omitempty" desc:"Image format."`
+	MaxSize     *int        `json:"max_size,omitempty" desc:"Longest side of each page's image in pixels (the stitched image has a page's width)."`
+	Settle      *float64    `json:"settle,omitempty" desc:"Seconds to wait after each drag before capturing."`
+}
+
+// SendTextArgs are openlolo_send_text's arguments.
+type SendTextArgs struct {
+	InputOptions
+	Text *string `json:"text" desc:"The text to paste: any Unicode, newlines included."`
+}
+
+// ClipboardArgs are openlolo_clipboard's arguments: none.
+type ClipboardArgs struct{}
+
 // Epoch is a geometry_epoch. The box sends it as a string; a client may
 // send the string or the number.
 type Epoch string

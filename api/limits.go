@@ -51,6 +51,17 @@ const (
 	DefaultFormat        = FormatJPEG
 	DefaultObserve       = true
 	DefaultIncludeHidden = false
+	// MaxSendText is openlolo_send_text's limit in characters (Unicode
+	// code points, as JSON Schema's maxLength counts them).
+	MaxSendText = 10000
+	// MaxPages is openlolo_full_page's most pages, and its default.
+	MaxPages = 20
+	// MaxPageSize is the longest side of a full-page image.
+	MaxPageSize = 2048
+	// DefaultPageSettle is the wait after each of openlolo_full_page's
+	// drags.
+	DefaultPageSettle = 0.7
+	DefaultPageOutput = OutputPages
 )
 
 // Bound is what the contract says about one argument beyond its type:
@@ -82,6 +93,9 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 	case "observe":
 		return Bound{Default: DefaultObserve}, true
 	case "settle":
+		if tool == ToolFullPage {
+			return rangedDef(0, MaxSettle, DefaultPageSettle), true
+		}
 		if tool == ToolLaunchApp || tool == ToolOpenURL || tool == ToolOpenLink {
 			return rangedDef(0, MaxSettle, StepsSettle), true
 		}
@@ -96,6 +110,9 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 	case "hold":
 		return rangedDef(0, MaxGesture, DefaultSwipeHold), true
 	case "text":
+		if tool == ToolSendText {
+			return Bound{MinLen: 1, MaxLen: MaxSendText}, true
+		}
 		return Bound{MinLen: 1, MaxLen: MaxText}, true
 	case "modifiers":
 		return maxLen(MaxModifiers), true
@@ -113,7 +130,14 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 		return maxLen(MaxCursor), true
 	case "wait_ms":
 		return rangedDef(0, MaxWaitMS, DefaultWaitMS), true
+	case "max_pages":
+		return rangedDef(1, MaxPages, MaxPages), true
+	case "output":
+		return Bound{Default: DefaultPageOutput}, true
 	case "max_size":
+		if tool == ToolFullPage {
+			return rangedDef(MinImageSize, MaxPageSize, DefaultMaxSize), true
+		}
 		return rangedDef(MinImageSize, MaxImageSize, DefaultMaxSize), true
 	case "format":
 		return Bound{Default: DefaultFormat}, true

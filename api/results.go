@@ -61,21 +61,32 @@ type RemoteEntry struct {
 
 // CapabilitiesResult is openlolo_capabilities's result.
 type CapabilitiesResult struct {
-	Platform    Platform          `json:"platform"`
-	Backend     string            `json:"backend"`
-	Keyboard    bool              `json:"keyboard"`
-	Touch       bool              `json:"touch"`
-	Screenshot  bool              `json:"screenshot"`
-	Buttons     []Button          `json:"buttons"`
-	Keys        []string          `json:"keys"`
-	Modifiers   []Modifier        `json:"modifiers"`
-	TypeText    TextCapability    `json:"type_text"`
-	Gestures    GestureCapability `json:"gestures"`
-	Screenshots ImageCapability   `json:"screenshots"`
-	LaunchApp   bool              `json:"launch_app"`
-	OpenURL     []string          `json:"open_url" desc:"URL schemes openlolo_open_url opens (* for any)."`
-	Native      NativeCapability  `json:"native" desc:"What the phone does itself; the rest the box does with keyboard recipes."`
-	Shortcuts   []Shortcut        `json:"shortcuts" desc:"The shortcuts openlolo_shortcut performs on this phone."`
+	Platform    Platform            `json:"platform"`
+	Backend     string              `json:"backend"`
+	Keyboard    bool                `json:"keyboard"`
+	Touch       bool                `json:"touch"`
+	Screenshot  bool                `json:"screenshot"`
+	Buttons     []Button            `json:"buttons"`
+	Keys        []string            `json:"keys"`
+	Modifiers   []Modifier          `json:"modifiers"`
+	TypeText    TextCapability      `json:"type_text"`
+	Gestures    GestureCapability   `json:"gestures"`
+	Screenshots ImageCapability     `json:"screenshots"`
+	LaunchApp   bool                `json:"launch_app"`
+	OpenURL     []string            `json:"open_url" desc:"URL schemes openlolo_open_url opens (* for any)."`
+	Native      NativeCapability    `json:"native" desc:"What the phone does itself; the rest the box does with keyboard recipes."`
+	Shortcuts   []Shortcut          `json:"shortcuts" desc:"The shortcuts openlolo_shortcut performs on this phone."`
+	Clipboard   ClipboardCapability `json:"clipboard" desc:"Whether openlolo_send_text and openlolo_clipboard are offered."`
+}
+
+// ClipboardCapability says whether the box can set and read this phone's
+// clipboard and paste it: openlolo_send_text and openlolo_clipboard are on
+// the tool list only when Available.
+type ClipboardCapability struct {
+	Available bool   `json:"available"`
+	MaxChars  int    `json:"max_chars" desc:"openlolo_send_text's limit in characters."`
+	Paste     string `json:"paste" desc:"The keys that paste (cmd+v on iOS, ctrl+v on Android); empty when not available."`
+	Reason    string `json:"reason" desc:"Why not, when not available."`
 }
 
 // NativeCapability is what the phone's backend does itself.
@@ -248,6 +259,52 @@ type (
 	ShortcutResult  = InputResult
 	OpenURLResult   = InputResult
 )
+
+// SendTextResult is openlolo_send_text's result.
+type SendTextResult struct {
+	InputResult
+	ClipboardReplaced bool `json:"clipboard_replaced" desc:"true: the phone's clipboard now holds the text (what it held before is gone)."`
+	Characters        int  `json:"characters" desc:"Characters pasted (Unicode code points)."`
+}
+
+// ClipboardResult is openlolo_clipboard's result.
+type ClipboardResult struct {
+	Text       string `json:"text" desc:"What the phone's clipboard holds (empty when nothing or no text)."`
+	Characters int    `json:"characters"`
+}
+
+// Page is one page of openlolo_full_page: its frame as sent and how it
+// lines up with the page before.
+type Page struct {
+	Frame
+	Shift   int  `json:"shift" desc:"Native pixels the content moved up since the previous page (0 for the first)."`
+	Matched bool `json:"matched" desc:"true: the overlap with the previous page was found in the pixels; false: shift is the drag's length, a guess (and for the first page)."`
+	Image   int  `json:"image" desc:"Index of this page's image among the answer's image blocks; -1 when output is stitched."`
+}
+
+// StitchedImage is the whole page as one image: the first page, then each
+// later page's new rows, then the fixed footer.
+type StitchedImage struct {
+	Width  int         `json:"width"`
+	Height int         `json:"height"`
+	Format ImageFormat `json:"format"`
+	Image  int         `json:"image" desc:"Index of the stitched image among the answer's image blocks (the last one)."`
+}
+
+// FullPageResult is openlolo_full_page's result. Its image blocks are the
+// pages in order (output pages or both), then the stitched image (output
+// stitched or both).
+type FullPageResult struct {
+	Pages     []Page         `json:"pages"`
+	PageCount int            `json:"page_count"`
+	Stopped   string         `json:"stopped" desc:"end: a drag no longer moved the page (its bottom); pages: max_pages reached."`
+	Header    int            `json:"header" desc:"Native pixels of fixed chrome at the top (status and navigation bars) that did not scroll."`
+	Footer    int            `json:"footer" desc:"Native pixels of fixed chrome at the bottom."`
+	Swipes    int            `json:"swipes" desc:"Drags made."`
+	Stitched  *StitchedImage `json:"stitched,omitempty"`
+	Current   *Frame         `json:"current" desc:"The frame on the screen now (the last page): YOUR latest frame, for the next tap."`
+	TookMS    int64          `json:"took_ms"`
+}
 
 // LaunchAppResult is openlolo_launch_app's result.
 type LaunchAppResult struct {

@@ -30,6 +30,9 @@ const (
 	ToolAppProfiles     Tool = "openlolo_app_profiles"
 	ToolAppProfile      Tool = "openlolo_app_profile"
 	ToolOpenLink        Tool = "openlolo_open_link"
+	ToolFullPage        Tool = "openlolo_full_page"
+	ToolSendText        Tool = "openlolo_send_text"
+	ToolClipboard       Tool = "openlolo_clipboard"
 )
 
 // Scope is an OAuth scope a grant carries.
@@ -180,6 +183,22 @@ const (
 
 // Enum lists the formats.
 func (ImageFormat) Enum() []string { return []string{string(FormatJPEG), string(FormatPNG)} }
+
+// PageOutput is what openlolo_full_page returns: each page's image, one
+// stitched image of the whole page, or both.
+type PageOutput string
+
+// Full-page outputs.
+const (
+	OutputPages    PageOutput = "pages"
+	OutputStitched PageOutput = "stitched"
+	OutputBoth     PageOutput = "both"
+)
+
+// Enum lists the outputs.
+func (PageOutput) Enum() []string {
+	return []string{string(OutputPages), string(OutputStitched), string(OutputBoth)}
+}
 
 // Command is what openlolo_control does.
 type Command string

@@ -108,3 +108,58 @@ func TestRecipeStopsWithContext(t *testing.T) {
 		}
 	})
 }
+
+// board is keys with a clipboard.
+type board struct {
+	keys
+	clip string
+	fail error
+}
+
+func (b *board) SetClipboard(_ context.Context, text string) error {
+	if b.fail != nil {
+		return b.fail
+	}
+	b.clip = text
+	b.log("clipboard " + text)
+	return nil
+}
+
+func (b *board) Clipboard(context.Context) (string, error) { return b.clip, nil }
+
+func TestPaste(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		platform phone.Platform
+		want     string
+	}{{phone.IOS, "key v 8"}, {phone.Android, "key v 1"}} {
+		b := &board{keys: keys{info: phone.Info{Platform: tc.platform, Keyboard: true, Can: phone.Capabilities{Clipboard: true}}}}
+		if _, err := phone.Paste(ctx, b, "héllo ✓ 日本"); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"clipboard héllo ✓ 日本", tc.want}; !slices.Equal(b.got, want) {
+			t.Errorf("%s paste %q, want %q", tc.platform, b.got, want)
+		}
+	}
+	// Without a clipboard, a keyboard, or the method: nothing is sent.
+	for name, b := range map[string]*board{
+		"no clipboard": {keys: keys{info: phone.Info{Backend: "gadget", Keyboard: true}}},
+		"no keyboard":  {keys: keys{info: phone.Info{Can: phone.Capabilities{Clipboard: true}}}},
+	} {
+		if _, err := phone.Paste(ctx, b, "x"); !errors.Is(err, phone.ErrUnsupported) || len(b.got) != 0 {
+			t.Errorf("%s: %v, inputs %q", name, err, b.got)
+		}
+		if ok, why := phone.CanPaste(b.info); ok || why == "" {
+			t.Errorf("%s: CanPaste %v %q", name, ok, why)
+		}
+	}
+	liar := &keys{info: phone.Info{Keyboard: true, Can: phone.Capabilities{Clipboard: true}}}
+	if _, err := phone.Paste(ctx, liar, "x"); !errors.Is(err, phone.ErrUnsupported) || len(liar.got) != 0 {
+		t.Errorf("a backend without the Clipboard methods: %v, inputs %q", err, liar.got)
+	}
+	// A clipboard that fails: no paste key.
+	bad := &board{keys: keys{info: phone.Info{Keyboard: true, Can: phone.Capabilities{Clipboard: true}}}, fail: phone.ErrInputFailed}
+	if _, err := phone.Paste(ctx, bad, "x"); !errors.Is(err, phone.ErrInputFailed) || len(bad.got) != 0 {
+		t.Errorf("failing clipboard: %v, inputs %q", err, bad.got)
+	}
+}

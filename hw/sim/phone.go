@@ -16,7 +16,10 @@ import (
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-var _ phone.Phone = (*Phone)(nil)
+var (
+	_ phone.Phone     = (*Phone)(nil)
+	_ phone.Clipboard = (*Phone)(nil)
+)
 
 // Default screen size in pixels (an iPhone 15's) and the bounds SetSize
 // and New accept.
@@ -116,6 +119,7 @@ func New(opts Options) (*Phone, error) {
 		return nil, fmt.Errorf("sim: new: fonts: %w", err)
 	}
 	p.paint = paint
+	p.ui.wrap = paint.wrap
 	p.seq = 1
 	p.shown = p.view()
 	if p.drv, err = newDriver(p, opts, p.clock); err != nil {
@@ -267,7 +271,37 @@ func (p *Phone) Info() phone.Info {
 		Screenshot: true,
 		Buttons:    []phone.Button{phone.Home, phone.Lock, phone.VolumeUp, phone.VolumeDown, phone.Mute},
 		Apps:       apps,
+		Can:        phone.Capabilities{Clipboard: true},
 	}
+}
+
+// SetClipboard puts text on the phone's clipboard; cmd+V pastes it into
+// the focused field (Notes, Spotlight's search field, Safari's address
+// field).
+func (p *Phone) SetClipboard(ctx context.Context, text string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sim: set clipboard: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("sim: set clipboard: the simulated phone is closed: %w", phone.ErrUnavailable)
+	}
+	p.ui.clip = text
+	return nil
+}
+
+// Clipboard returns what the phone's clipboard holds.
+func (p *Phone) Clipboard(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("sim: clipboard: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return "", fmt.Errorf("sim: clipboard: the simulated phone is closed: %w", phone.ErrUnavailable)
+	}
+	return p.ui.clip, nil
 }
 
 // State reports ready until Close.
@@ -499,6 +533,14 @@ func (p *Phone) SettingsScroll() (scroll, max int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ui.st.scroll, p.ui.maxScroll()
+}
+
+// NoteScroll returns how far the note in Notes is scrolled, in pixels, and
+// how far it can scroll.
+func (p *Phone) NoteScroll() (scroll, max int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ui.noteOffset(), p.ui.maxNoteScroll()
 }
 
 // ReportCount returns how many reports of function k the host decoded.

@@ -254,26 +254,33 @@ func (p *painter) spotlight(u *ui) {
 func (p *painter) notes(u *ui) {
 	l := u.lay
 	p.fill(p.dst.Bounds(), white)
-	p.text("‹ Notes", false, 17*l.s, l.pxf(12), l.pxf(statusH+30), notesTint)
-	p.text("Done", true, 17*l.s, float64(l.size.X)-l.pxf(58), l.pxf(statusH+30), notesTint)
 	size := 17 * l.s
 	left := l.pxf(noteMargin)
-	width := float64(l.size.X) - 2*left
-	lines := p.wrap(u.st.note, size, width)
+	lines := u.noteLines()
 	lh := l.pxf(noteLineH)
 	top := l.pxf(noteTop)
 	bottom := float64(l.size.Y) - l.pxf(homeEdge+10)
-	visible := max(1, int((bottom-top)/lh))
-	first := max(0, len(lines)-visible)
-	for i := first; i < len(lines); i++ {
-		y := top + lh*float64(i-first+1) - l.pxf(7)
-		bold := i == 0
-		p.text(lines[i], bold, size, left, y, label)
+	nav := l.pxf(statusH + 44)
+	off := float64(u.noteOffset())
+	for i, line := range lines {
+		y := top + lh*float64(i+1) - l.pxf(7) - off
+		if y+lh < nav || y-lh > bottom {
+			continue
+		}
+		p.text(line, i == 0, size, left, y, label)
 	}
 	last := lines[len(lines)-1]
 	cx := left + p.width(last, len(lines) == 1, size)
-	cy := top + lh*float64(len(lines)-first)
-	p.fill(image.Rect(int(cx+l.pxf(1)), int(cy-lh+l.pxf(2)), int(cx+l.pxf(3)), int(cy-l.pxf(1))), notesTint)
+	cy := top + lh*float64(len(lines)) - off
+	if cy-lh >= nav && cy <= bottom {
+		p.fill(image.Rect(int(cx+l.pxf(1)), int(cy-lh+l.pxf(2)), int(cx+l.pxf(3)), int(cy-l.pxf(1))), notesTint)
+	}
+	// The text scrolls under the navigation bar and stops at the bottom
+	// edge: paint both over it.
+	p.fill(image.Rect(0, 0, l.size.X, int(nav)), white)
+	p.fill(image.Rect(0, int(bottom), l.size.X, l.size.Y), white)
+	p.text("‹ Notes", false, 17*l.s, l.pxf(12), l.pxf(statusH+30), notesTint)
+	p.text("Done", true, 17*l.s, float64(l.size.X)-l.pxf(58), l.pxf(statusH+30), notesTint)
 }
 
 // wrap breaks text into lines no wider than width, at spaces where it can

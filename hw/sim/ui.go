@@ -22,6 +22,7 @@ const (
 const (
 	keyH         = 0x0B
 	keyL         = 0x0F
+	keyV         = 0x19
 	keyEnter     = 0x28
 	keyEscape    = 0x29
 	keyBackspace = 0x2A
@@ -50,18 +51,23 @@ const (
 // state is everything the picture shows (but the clock). It is comparable:
 // two equal states render the same pixels under the same clock minute.
 type state struct {
-	screen  string // screenHome, screenSpotlight, or an app's key
-	locked  bool
-	query   string // Spotlight
-	note    string // Notes
-	scroll  int    // Settings, in pixels
-	url     string // Safari's address field while editing
-	page    string // Safari's loaded URL
-	editing bool   // Safari's address field has focus
-	selAll  bool   // the address field's text is selected: typing replaces it
-	volume  int    // 0..maxVol
-	muted   bool
-	hud     bool // the volume HUD is showing
+	screen string // screenHome, screenSpotlight, or an app's key
+	locked bool
+	query  string // Spotlight
+	note   string // Notes
+	// noteScroll is how far the note is scrolled, in pixels, once
+	// noteFree: a drag or a tap on the status bar set it. Otherwise the
+	// note follows its caret (scrolled to the end), as after typing.
+	noteScroll int
+	noteFree   bool
+	scroll     int    // Settings, in pixels
+	url        string // Safari's address field while editing
+	page       string // Safari's loaded URL
+	editing    bool   // Safari's address field has focus
+	selAll     bool   // the address field's text is selected: typing replaces it
+	volume     int    // 0..maxVol
+	muted      bool
+	hud        bool // the volume HUD is showing
 }
 
 // contact is the pointer's tracking state between reports.
@@ -81,6 +87,11 @@ type ui struct {
 	lay  layout
 	st   state
 	ptr  contact
+	// clip is the phone's clipboard (not part of the picture).
+	clip string
+	// wrap breaks text into lines no wider than width at font size
+	// (the painter's); nil counts every text as one line.
+	wrap func(text string, size, width float64) []string
 }
 
 func newUI(apps []app, size image.Point) *ui {
@@ -161,6 +172,11 @@ func (u *ui) cancelContact() { u.ptr.down = false }
 func (u *ui) tap(x, y float64) {
 	pt := image.Pt(int(x), int(y))
 	switch {
+	case pt.Y < u.lay.px(statusH) && u.st.screen == "notes":
+		// as on iOS, a tap on the status bar scrolls to the top
+		u.st.noteScroll, u.st.noteFree = 0, true
+	case pt.Y < u.lay.px(statusH) && u.st.screen == "settings":
+		u.st.scroll = 0
 	case u.st.screen == screenHome:
 		for i, r := range u.lay.iconRects(u.apps) {
 			hit := r.Inset(-u.lay.px(6))
@@ -209,6 +225,53 @@ func (u *ui) swipe(sx, sy, dx, dy float64) {
 		u.spotlight()
 	case u.st.screen == "settings" && vertical:
 		u.st.scroll = clamp(u.st.scroll-int(math.Round(dy)), 0, u.maxScroll())
+	case u.st.screen == "notes" && vertical:
+		// the text follows the finger exactly: no momentum
+		u.st.noteScroll = clamp(u.noteOffset()-int(math.Round(dy)), 0, u.maxNoteScroll())
+		u.st.noteFree = true
+	}
+}
+
+// noteLines is the note wrapped as Notes draws it.
+func (u *ui) noteLines() []string {
+	if u.wrap == nil {
+		return strings.Split(u.st.note, "\n")
+	}
+	l := u.lay
+	return u.wrap(u.st.note, 17*l.s, float64(l.size.X)-2*l.pxf(noteMargin))
+}
+
+// maxNoteScroll is how far the note scrolls, in pixels: until its last
+// line sits at the bottom of the text area.
+func (u *ui) maxNoteScroll() int {
+	l := u.lay
+	view := float64(l.size.Y) - l.pxf(homeEdge+10) - l.pxf(noteTop)
+	return max(0, int(math.Ceil(l.pxf(noteLineH)*float64(len(u.noteLines()))-view)))
+}
+
+// noteOffset is how far the note is scrolled now, in pixels.
+func (u *ui) noteOffset() int {
+	m := u.maxNoteScroll()
+	if !u.st.noteFree {
+		return m
+	}
+	return min(u.st.noteScroll, m)
+}
+
+// paste inserts the clipboard into the focused field (cmd+V).
+func (u *ui) paste() {
+	switch {
+	case u.st.screen == screenSpotlight:
+		u.st.query += u.clip
+	case u.st.screen == "notes":
+		u.st.note += u.clip
+		u.st.noteFree = false
+	case u.st.screen == "safari" && u.st.editing:
+		if u.st.selAll {
+			u.st.url = ""
+		}
+		u.st.selAll = false
+		u.st.url += u.clip
 	}
 }
 
@@ -236,6 +299,8 @@ func (u *ui) key(usage uint8, mods uint8) {
 			if u.st.screen == "safari" {
 				u.focusAddress()
 			}
+		case keyV:
+			u.paste()
 		}
 		return
 	}
@@ -258,6 +323,9 @@ func (u *ui) key(usage uint8, mods uint8) {
 			u.goHome()
 		}
 	case u.st.screen == "notes":
+		if printable || usage == keyBackspace || usage == keyEnter {
+			u.st.noteFree = false // typing scrolls to the caret
+		}
 		switch {
 		case printable:
 			u.st.note += string(r)
