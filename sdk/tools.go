@@ -332,3 +332,24 @@ func (c *Client) OpenLink(ctx context.Context, bundleID, link string, params map
 	}
 	return c.mutate(ctx, api.ToolOpenLink, a)
 }
+
+// SendText pastes text (any Unicode, up to 10,000 characters) into the
+// focused field through the phone's clipboard, replacing what it held; on
+// phones without a clipboard the box answers UNSUPPORTED. [Decode] reads
+// the result as an api.SendTextResult.
+func (c *Client) SendText(ctx context.Context, text string, o *InputOptions) (*Result, error) {
+	return c.mutate(ctx, api.ToolSendText, api.SendTextArgs{InputOptions: o.options(), Text: &text})
+}
+
+// Clipboard reads the phone's clipboard; [Decode] reads the result as an
+// api.ClipboardResult.
+func (c *Client) Clipboard(ctx context.Context) (*Result, error) {
+	return c.call(ctx, api.ToolClipboard, api.ClipboardArgs{})
+}
+
+// FullPage captures a page taller than the screen, dragging it up page by
+// page; the Result's Images are the pages and then the stitched page, as
+// args.Output asks. [Decode] reads the result as an api.FullPageResult.
+func (c *Client) FullPage(ctx context.Context, args api.FullPageArgs) (*Result, error) {
+	return c.mutate(ctx, api.ToolFullPage, args)
+}

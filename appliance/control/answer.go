@@ -13,6 +13,9 @@ type Reply[R any] struct {
 	Answer[R]
 	// Shot is the screenshot taken; nil when none was.
 	Shot *Shot
+	// Pages are openlolo_full_page's pictures (nil for other tools and
+	// for a replayed answer).
+	Pages *Pages
 	// ShotError says why an input's observation was not taken (the
 	// input itself succeeded).
 	ShotError *Error

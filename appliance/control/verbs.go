@@ -88,7 +88,8 @@ func (s *Service) Capabilities(ctx context.Context, c Client, _ api.Capabilities
 		Screenshots: api.ImageCapability{Formats: formats, MaxSize: []int{api.MinImageSize, api.MaxImageSize},
 			DefaultMaxSize: api.DefaultMaxSize},
 		LaunchApp: len(info.Apps) > 0, OpenURL: schemes, Shortcuts: shortcuts(info),
-		Native: api.NativeCapability{LaunchApp: info.Can.LaunchApp, OpenURL: info.Can.OpenURL, Clipboard: info.Can.Clipboard},
+		Native:    api.NativeCapability{LaunchApp: info.Can.LaunchApp, OpenURL: info.Can.OpenURL, Clipboard: info.Can.Clipboard},
+		Clipboard: clipboardCapability(info),
 	}))
 }
 

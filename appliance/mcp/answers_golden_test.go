@@ -120,6 +120,13 @@ func TestAnswersGolden(t *testing.T) {
 		pair(api.ToolCancel, `{"target":"`+goldenOpTap+`"}`, `{"target":"`+goldenOpOther+`"}`)
 		pair(api.ToolControl, `{"command":"release"}`, `{"command":"renew"}`)
 		pair(api.ToolPause, `{}`, `{"operation_id":"not-a-uuid"}`)
+		// After the others, so their answers stay as they were: Settings
+		// scrolls, so the full page has several pages.
+		do(api.ToolControl, `{"command":"resume"}`)
+		do(api.ToolLaunchApp, `{"bundle_id":"com.apple.Preferences","observe":false}`)
+		pair(api.ToolFullPage, `{"max_pages":3,"output":"both","max_size":256,"settle":0}`, `{"max_pages":21}`)
+		pair(api.ToolSendText, `{"text":"h\u00e9llo \u2713 \u65e5\u672c","observe":false}`, `{"text":""}`)
+		pair(api.ToolClipboard, `{}`, `{"x":1}`)
 		if len(answers) != len(h.tools) {
 			t.Fatalf("golden answers for %d tools, the catalog has %d", len(answers), len(h.tools))
 		}

@@ -103,7 +103,7 @@ const CardName = "io.github.openlolo/openlolo"
 func (h *Handler) ServerCard(iss string) ServerCard {
 	info := h.info()
 	tools := make([]*sdk.Tool, 0, len(h.list))
-	for _, t := range h.list {
+	for _, t := range h.offeredTools() {
 		tools = append(tools, t.sdkTool())
 	}
 	// In tools/list's order (the SDK sorts by name).
@@ -175,7 +175,7 @@ func (h *Handler) LLMsTxt(iss string) ([]byte, error) {
 		DefaultImage: api.DefaultMaxSize, MaxWaitMS: api.MaxWaitMS,
 		DeviceGrant: oauth.DeviceCodeGrantType, MaxPending: oauth.MaxPendingRequests, DevicePerMinute: oauth.DeviceRequestsLimit,
 	}
-	for _, t := range h.list {
+	for _, t := range h.offeredTools() {
 		data.Tools = append(data.Tools, toolLine{string(t.name), t.title, string(t.scope), firstSentence(t.desc)})
 	}
 	for _, c := range api.Codes() {

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/openlolo/openlolo/appliance/control/controltest"
 	"github.com/openlolo/openlolo/appliance/mcp"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // wireDir holds the wire's golden files, which the Python SDK's tests
@@ -62,9 +64,12 @@ func firstDiff(a, b []byte) string {
 }
 
 // TestToolsListGolden pins tools/list, byte for byte as the wire carries
-// it (the indentation is the only change), for a caller with both scopes.
+// it (the indentation is the only change), for a caller with both scopes,
+// on a phone with a clipboard (so every tool is listed).
 func TestToolsListGolden(t *testing.T) {
-	b := newBox(t, boxOpts{})
+	ph := controltest.New(nil)
+	ph.SetNative(phone.Capabilities{Clipboard: true})
+	b := newBox(t, boxOpts{phone: ph})
 	b.addCaller("lister", bothScopes)
 	_, body := b.post(t, "lister", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
 	var rpc struct {

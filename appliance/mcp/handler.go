@@ -118,7 +118,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.http.ServeHTTP(w, r)
 }
 
-// filterToolsList narrows tools/list to the tools the caller may call.
+// offeredTools is the catalog without the tools this phone cannot do.
+func (h *Handler) offeredTools() []*tool {
+	info := h.ph.Info()
+	return slices.DeleteFunc(slices.Clone(h.list), func(t *tool) bool { return t.offered != nil && !t.offered(info) })
+}
+
+// filterToolsList narrows tools/list to the tools the caller may call and
+// the phone can do.
 func (h *Handler) filterToolsList(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
@@ -130,10 +137,11 @@ func (h *Handler) filterToolsList(next sdk.MethodHandler) sdk.MethodHandler {
 			return res, err
 		}
 		caller, _ := oauth.CallerFrom(ctx)
+		info := h.ph.Info()
 		out := *list
 		out.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *sdk.Tool) bool {
 			tt := h.tools[t.Name]
-			return tt == nil || !caller.Has(string(tt.scope))
+			return tt == nil || !caller.Has(string(tt.scope)) || (tt.offered != nil && !tt.offered(info))
 		})
 		return &out, nil
 	}

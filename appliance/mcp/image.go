@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"sync"
 
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -64,14 +65,7 @@ func (c *imageCache) put(k imageKey, e *encoded) {
 }
 
 // scaled returns the size of img fitted into maxSize on its longer side.
-func scaled(b image.Rectangle, maxSize int) (w, h int) {
-	w, h = b.Dx(), b.Dy()
-	if long := max(w, h); long > maxSize {
-		w = max(1, w*maxSize/long)
-		h = max(1, h*maxSize/long)
-	}
-	return w, h
-}
+func scaled(b image.Rectangle, maxSize int) (w, h int) { return control.Fit(b.Dx(), b.Dy(), maxSize) }
 
 // scratchRGBA returns a w×h picture from scratch, or a new one; its pixels
 // are whatever they were.
@@ -102,6 +96,17 @@ func (c *imageCache) encode(f *phone.Frame, format string, maxSize int) (*encode
 		defer c.scratch.Put(small)
 		img = downscaleInto(small, f.Image)
 	}
+	data, err := encodeImage(img, format)
+	if err != nil {
+		return nil, err
+	}
+	e.data = data
+	c.put(k, e)
+	return e, nil
+}
+
+// encodeImage encodes img as format (jpeg or png) at its size.
+func encodeImage(img image.Image, format string) ([]byte, error) {
 	var buf bytes.Buffer
 	var err error
 	if format == "png" {
@@ -112,7 +117,5 @@ func (c *imageCache) encode(f *phone.Frame, format string, maxSize int) (*encode
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode %s screenshot: %w", format, err)
 	}
-	e.data = buf.Bytes()
-	c.put(k, e)
-	return e, nil
+	return buf.Bytes(), nil
 }

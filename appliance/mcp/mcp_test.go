@@ -183,8 +183,14 @@ func TestClientFlowFakePhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 23 {
-		t.Fatalf("tools/list has %d tools, want 23", len(tools.Tools))
+	// The fake phone has no clipboard: no send_text, no clipboard.
+	if len(tools.Tools) != 24 {
+		t.Fatalf("tools/list has %d tools, want 24", len(tools.Tools))
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "openlolo_send_text" || tl.Name == "openlolo_clipboard" {
+			t.Errorf("tools/list offers %s for a phone without a clipboard", tl.Name)
+		}
 	}
 	res, shot := call(t, cs, "openlolo_screenshot", map[string]any{"max_size": 128})
 	mustOK(t, "screenshot", shot)
@@ -232,9 +238,9 @@ func TestToolsListByScope(t *testing.T) {
 		has    string
 		hasNot string
 	}{
-		{readScope, 11, "openlolo_app_profile", "openlolo_tap"},
-		{controlScope, 12, "openlolo_open_link", "openlolo_screenshot"},
-		{bothScopes, 23, "openlolo_watch", ""},
+		{readScope, 11, "openlolo_app_profile", "openlolo_clipboard"},
+		{controlScope, 13, "openlolo_full_page", "openlolo_screenshot"},
+		{bothScopes, 24, "openlolo_watch", "openlolo_send_text"},
 		{nil, 0, "", "openlolo_status"},
 	}
 	for i, c := range cases {

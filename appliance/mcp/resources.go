@@ -133,14 +133,15 @@ func (h *Handler) readScreen(ctx context.Context, req *sdk.ReadResourceRequest) 
 		return nil, err
 	}
 	rep := h.ctl.Screenshot(ctx, c, api.ScreenshotArgs{})
-	img := picture(h, &rep)
-	if rep.Result == nil || img == nil {
+	imgs := picture(h, &rep)
+	if rep.Result == nil || len(imgs) != 1 {
 		e := rep.Error
 		if e == nil {
 			e = api.Errorf(api.CodeCaptureFailed, "the screenshot could not be encoded")
 		}
 		return nil, refused(e)
 	}
+	img := imgs[0]
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: ScreenURI, MIMEType: img.mime, Blob: img.data,
 		Meta: sdk.Meta{metaKey: map[string]any{"frame": rep.Result}}}}}, nil
 }

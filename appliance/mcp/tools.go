@@ -10,6 +10,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // call is one tool call as a tool sees it.
@@ -26,6 +27,10 @@ type spec struct {
 	scope       api.Scope
 	mutating    bool
 	ann         *sdk.ToolAnnotations
+	// offered, when set, says whether the phone can do the tool: when
+	// not, tools/list leaves it out (a call still gets the verb's
+	// UNSUPPORTED answer).
+	offered func(phone.Info) bool
 }
 
 // tool is one catalog entry: its spec, its argument and result types (the
@@ -47,8 +52,8 @@ func define[A, R any](s spec, run func(h *Handler, ctx context.Context, c call, 
 			return renderAnswer(t, control.Unreadable[R](h.ctl, c.client, s.name, s.mutating, e), nil, say)
 		}
 		rep := run(h, ctx, c, a)
-		img := picture(h, &rep)
-		return renderAnswer(t, rep.Answer, img, say)
+		imgs := picture(h, &rep)
+		return renderAnswer(t, rep.Answer, imgs, say)
 	}
 	return t
 }
@@ -161,5 +166,21 @@ func catalog() []*tool {
 		define(spec{name: api.ToolOpenLink, title: "Open an app's deep link", scope: c, mutating: true, ann: inputAnn("Open an app's deep link"),
 			desc: "Opens a deep link of an app's profile by name (link) with its parameters (params, by name): the box checks each value against its type, percent-encodes it and opens the URL as openlolo_open_url does (http and https through Safari; other schemes only where the phone opens any scheme, else UNSUPPORTED naming the app's web links). PROFILE_NOT_FOUND, LINK_NOT_FOUND, LINK_PARAMS: openlolo_app_profile lists the links and their parameters." + auto + errsDoc},
 			svc((*control.Service).OpenLink), sayOpenLink),
+		define(spec{name: api.ToolFullPage, title: "Capture a whole page", scope: c, mutating: true, ann: inputAnn("Capture a whole page"),
+			desc: "Captures a page taller than the screen: the screen as it is, then drag after drag up the middle without momentum, until the page stops moving (its bottom) or max_pages (1..20, default 20) are taken. Each page's overlap with the one before is found in the pixels. output pages (default): one image block per page; stitched: one tall image of the whole page; both: the pages, then the stitched image. format jpeg or png; max_size bounds each page's longer side (128..2048, default 1536; the stitched image has a page's width); settle is the wait after each drag (0..5 s, default 0.7). current is the frame on the screen now (YOUR latest): tap with its frame_id. Scroll to the top first (a tap on the status bar on iOS) to capture from the start." + auto + errsDoc},
+			svc((*control.Service).FullPage), sayFullPage),
+		define(spec{name: api.ToolSendText, title: "Paste text", scope: c, mutating: true, ann: inputAnn("Paste text"), offered: offersClipboard,
+			desc: "Pastes text into the focused field: any Unicode (accents, symbols, other scripts, emoji, newlines), 1..10,000 characters, through the phone's clipboard and its paste key (cmd+V on iOS). It REPLACES what the clipboard held (clipboard_replaced). Tap the field first. Prefer it over openlolo_type_text for content; use type_text where each keystroke matters (search as you type). Only on phones whose backend can set the clipboard (openlolo_capabilities clipboard.available)." + auto + errsDoc},
+			svc((*control.Service).SendText), sayInput[api.SendTextResult]("Pasted the text")),
+		define(spec{name: api.ToolClipboard, title: "Read the clipboard", scope: r, ann: readAnn("Read the clipboard"), offered: offersClipboard,
+			desc: "What the phone's clipboard holds now, as text (after openlolo_send_text, or a copy on the phone). Only on phones whose backend can read the clipboard (openlolo_capabilities clipboard.available)."},
+			svc((*control.Service).Clipboard), sayClipboard),
 	}
+}
+
+// offersClipboard: the clipboard tools need a backend that sets and reads
+// the clipboard and a keyboard to paste with.
+func offersClipboard(info phone.Info) bool {
+	ok, _ := control.ClipboardOffered(info)
+	return ok
 }

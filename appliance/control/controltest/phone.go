@@ -31,6 +31,26 @@ type Phone struct {
 	failShot error // returned by Screenshot while set
 	can      phone.Capabilities
 	opened   []string // bundle ids and URLs opened natively
+	clip     string
+}
+
+// SetClipboard implements phone.Clipboard (reported only after SetNative
+// with Clipboard on); it fails like the inputs (FailInputs).
+func (p *Phone) SetClipboard(ctx context.Context, text string) error {
+	if err := p.inputErr(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.clip = text
+	p.mu.Unlock()
+	return nil
+}
+
+// Clipboard implements phone.Clipboard.
+func (p *Phone) Clipboard(ctx context.Context) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clip, nil
 }
 
 // SetNative sets what the fake does natively: with LaunchApp and OpenURL

@@ -183,6 +183,18 @@ class NativeCapability:
 
 
 @dataclass(frozen=True)
+class ClipboardCapability:
+    """Whether openlolo_send_text and openlolo_clipboard are offered on this
+    phone (api.ClipboardCapability): max_chars is send_text's limit, paste
+    the keys that paste, reason why not when not available."""
+
+    available: bool
+    max_chars: int
+    paste: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class CapabilitiesResult:
     """openlolo_capabilities: what this phone supports; open_url lists the
     URL schemes openlolo_open_url opens ("*" for any)."""
@@ -202,6 +214,7 @@ class CapabilitiesResult:
     open_url: Tuple[str, ...]
     native: NativeCapability
     shortcuts: Tuple[str, ...]
+    clipboard: ClipboardCapability
 
 
 # ------------------------------------------------------------------ frames
@@ -543,6 +556,78 @@ class OpenLinkResult:
     cadence: Optional[Cadence] = _omitempty()
 
 
+# --------------------------------------------------- full page, clipboard
+
+
+@dataclass(frozen=True)
+class SendTextResult:
+    """openlolo_send_text: the input result; clipboard_replaced says the
+    phone's clipboard now holds the text; characters counts code points."""
+
+    reports: int
+    took_ms: int
+    clipboard_replaced: bool
+    characters: int
+    observation: Optional[Frame] = _omitempty()
+    observation_error: Optional[Error] = _omitempty()
+    cadence: Optional[Cadence] = _omitempty()
+
+
+@dataclass(frozen=True)
+class ClipboardResult:
+    """openlolo_clipboard: what the phone's clipboard holds."""
+
+    text: str
+    characters: int
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of openlolo_full_page: its frame as sent, how far the
+    content moved up since the page before (native pixels), whether that
+    overlap was found in the pixels, and its image block's index (-1 when
+    output is stitched)."""
+
+    frame_id: str
+    geometry_epoch: str
+    width: int
+    height: int
+    native_width: int
+    native_height: int
+    age_ms: int
+    format: str
+    shift: int
+    matched: bool
+    image: int
+
+
+@dataclass(frozen=True)
+class StitchedImage:
+    """The whole page as one image: its size, format and image block."""
+
+    width: int
+    height: int
+    format: str
+    image: int
+
+
+@dataclass(frozen=True)
+class FullPageResult:
+    """openlolo_full_page: the pages, why it stopped (end or pages), the
+    fixed header and footer rows, the drags made, the stitched image when
+    asked, and current, the frame on the screen now (for the next tap)."""
+
+    pages: Tuple[Page, ...]
+    page_count: int
+    stopped: str
+    header: int
+    footer: int
+    swipes: int
+    current: Optional[Frame]
+    took_ms: int
+    stitched: Optional[StitchedImage] = _omitempty()
+
+
 # Each tool's result type.
 RESULTS: Dict[str, Type[Any]] = {
     "openlolo_status": StatusResult,
@@ -568,6 +653,9 @@ RESULTS: Dict[str, Type[Any]] = {
     "openlolo_app_profiles": AppProfilesResult,
     "openlolo_app_profile": AppProfileResult,
     "openlolo_open_link": OpenLinkResult,
+    "openlolo_full_page": FullPageResult,
+    "openlolo_send_text": SendTextResult,
+    "openlolo_clipboard": ClipboardResult,
 }
 
 
@@ -717,6 +805,8 @@ def _event(v: Any, strict: bool, path: str) -> Event:
 # their answers carry the operation's members of the outcome.
 MUTATING_TOOLS = frozenset(
     {
+        "openlolo_full_page",
+        "openlolo_send_text",
         "openlolo_tap",
         "openlolo_long_press",
         "openlolo_swipe",
