@@ -45,6 +45,8 @@ func TestGoldenAnswersDecode(t *testing.T) {
 		api.ToolFindText: strictly[api.FindTextResult], api.ToolShortcut: strictly[api.ShortcutResult],
 		api.ToolAppProfiles: strictly[api.AppProfilesResult], api.ToolAppProfile: strictly[api.AppProfileResult],
 		api.ToolOpenLink: strictly[api.OpenLinkResult],
+		api.ToolFullPage: strictly[api.FullPageResult], api.ToolSendText: strictly[api.SendTextResult],
+		api.ToolClipboard: strictly[api.ClipboardResult],
 	}
 	files, err := filepath.Glob("../api/testdata/answers/*.json")
 	if err != nil || len(files) != len(decoders) {

@@ -88,12 +88,12 @@ func TestSendTextRefusals(t *testing.T) {
 		})
 	}
 	// Reading: rate limited, phone gone.
-	svc, ph := textService(t, nil, control.Limits{CallsPerMinute: 1})
+	svc, _ := textService(t, nil, control.Limits{CallsPerMinute: 1})
 	svc.Status(ctx, alice, api.StatusArgs{})
 	if cb := svc.Clipboard(ctx, alice, api.ClipboardArgs{}); cb.Error == nil || cb.Error.Code != api.CodeRateLimited {
 		t.Errorf("clipboard over the rate: %+v", cb.Outcome)
 	}
-	svc, ph = textService(t, nil, control.Limits{})
+	svc, ph := textService(t, nil, control.Limits{})
 	ph.Close()
 	if cb := svc.Clipboard(ctx, alice, api.ClipboardArgs{}); cb.Error == nil || cb.Error.Code != api.CodePhoneUnavailable {
 		t.Errorf("clipboard of a closed phone: %+v", cb.Outcome)
