@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // TestCoreDeviceEndToEnd: a box on the CoreDevice backend with the fake
 // iPhone (usbmuxd, lockdown, tunnel, RSD, services in process): a paired
 // script takes a screenshot, lists the installed apps and launches one
-// natively; a tap answers UNSUPPORTED without reaching the phone.
+// natively; on a phone without the HID services a tap answers
+// UNSUPPORTED without reaching it, naming the gadget backend.
 func TestCoreDeviceEndToEnd(t *testing.T) {
 	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes", "com.example.maps": "Maps"}}
 	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
@@ -82,6 +84,8 @@ func TestCoreDeviceEndToEnd(t *testing.T) {
 	var ref *sdk.Refused
 	if !errors.As(err, &ref) || ref.Code != "UNSUPPORTED" || ref.Dispatched {
 		t.Errorf("Tap = %v, want UNSUPPORTED, not dispatched", err)
+	} else if !slices.ContainsFunc(ref.NextSteps, func(s string) bool { return strings.Contains(s, "--phone gadget") }) {
+		t.Errorf("Tap's next steps %q do not name the gadget backend", ref.NextSteps)
 	}
 }
 

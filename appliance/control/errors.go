@@ -12,8 +12,19 @@ import (
 // Error is the error object of a failed answer.
 type Error = api.Error
 
-// PhoneError maps an error a phone backend returned to an answer error.
+// PhoneError maps an error a phone backend returned to an answer error;
+// the backend's own next steps ([phone.StepError]) come first.
 func PhoneError(err error) *Error {
+	e := phoneError(err)
+	if steps := phone.NextSteps(err); len(steps) > 0 {
+		c := *e
+		c.NextSteps = append(append([]string{}, steps...), e.NextSteps...)
+		return &c
+	}
+	return e
+}
+
+func phoneError(err error) *Error {
 	var e *Error
 	switch {
 	case errors.As(err, &e):

@@ -93,6 +93,9 @@ func newInput(c *Conn, t inputTimings, now func() time.Time, log *slog.Logger) *
 // (the phone reads only the deltas).
 func (in *input) ts() uint64 { return uint64(time.Since(in.epoch)) }
 
+// gadgetStep is the next step where this backend cannot drive input.
+const gadgetStep = "the gadget backend (openlolo serve --phone gadget: the box as a USB keyboard and pointer, with HDMI capture) drives input on any iOS"
+
 // supported says whether the phone can take input over the cable, and if
 // not, why and what to do instead.
 func supported(c *Conn) error {
@@ -101,11 +104,13 @@ func supported(c *Conn) error {
 		v = c.RSD.OSVersion
 	}
 	if major := IOSMajor(v); major > 0 && major < MinInputIOS {
-		return fmt.Errorf("%w: iOS %d takes no touch or keys over the cable (remote HID needs iOS %d or later); drive input with the gadget backend (--phone gadget)", phone.ErrUnsupported, major, MinInputIOS)
+		return &phone.StepError{Err: fmt.Errorf("%w: iOS %d takes no touch or keys over the cable (remote HID needs iOS %d or later); drive input with the gadget backend (--phone gadget)", phone.ErrUnsupported, major, MinInputIOS),
+			Steps: []string{gadgetStep, "update the iPhone to iOS 27 or later for touch and keys over the one cable"}}
 	}
 	for _, s := range []string{mediastream.Service, remotehid.UniversalService} {
 		if _, ok := c.RSD.Service(s); !ok {
-			return fmt.Errorf("%w: the iPhone offers no %s: turn on Developer Mode and let the box mount the developer disk image (Status says which is missing), or drive input with the gadget backend (--phone gadget)", phone.ErrUnsupported, s)
+			return &phone.StepError{Err: fmt.Errorf("%w: the iPhone offers no %s: turn on Developer Mode and let the box mount the developer disk image (Status says which is missing), or drive input with the gadget backend (--phone gadget)", phone.ErrUnsupported, s),
+				Steps: []string{"openlolo_status says what the iPhone still needs (Developer Mode, the developer disk image)", gadgetStep}}
 		}
 	}
 	return nil

@@ -241,6 +241,9 @@ func TestInputRefused(t *testing.T) {
 			if !errors.Is(err, phone.ErrUnsupported) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "--phone gadget") {
 				t.Errorf("iOS %s input = %v, want UNSUPPORTED saying %q and naming the gadget backend", tc.version, err, tc.says)
 			}
+			if steps := phone.NextSteps(err); len(steps) == 0 || !strings.Contains(steps[0], "--phone gadget") {
+				t.Errorf("iOS %s next steps %q, want the gadget backend first", tc.version, steps)
+			}
 		}
 		if len(in.Touches())+len(in.Keys())+len(in.Buttons())+in.Dropped() != 0 || in.Sessions() != 0 {
 			t.Errorf("iOS %s: input reached the phone", tc.version)

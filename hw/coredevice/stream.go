@@ -117,7 +117,8 @@ func startStream(ctx context.Context, c *Conn, t streamTimings, now func() time.
 func streamError(err error) error {
 	var ie *InvokeError
 	if errors.As(err, &ie) && (ie.Code == 9021 || strings.Contains(ie.Description, "iOS 27")) {
-		return fmt.Errorf("coredevice: media stream: %w: the iPhone refuses remote control (%s); touch and keys over the cable need iOS 27 or later, use the gadget backend (--phone gadget)", phone.ErrUnsupported, ie.Description)
+		return &phone.StepError{Err: fmt.Errorf("coredevice: media stream: %w: the iPhone refuses remote control (%s); touch and keys over the cable need iOS 27 or later, use the gadget backend (--phone gadget)", phone.ErrUnsupported, ie.Description),
+			Steps: []string{gadgetStep}}
 	}
 	if errors.Is(err, ErrNoService) || errors.Is(err, ErrNoFeature) {
 		return fmt.Errorf("coredevice: media stream: %w: %w", phone.ErrUnsupported, err)

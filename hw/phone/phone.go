@@ -321,6 +321,29 @@ type Event struct {
 	Seq uint64
 }
 
+// StepError is a backend error that says what can be done instead (an
+// agent's or a person's next steps), e.g. which backend drives input on a
+// phone this one cannot. It wraps Err, so errors.Is sees the sentinel.
+type StepError struct {
+	Err   error
+	Steps []string
+}
+
+func (e *StepError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *StepError) Unwrap() error { return e.Err }
+
+// NextSteps returns the steps of the first StepError in err's chain (nil
+// when there is none).
+func NextSteps(err error) []string {
+	var s *StepError
+	if errors.As(err, &s) {
+		return s.Steps
+	}
+	return nil
+}
+
 // Errors a backend returns; callers test them with errors.Is. Backends wrap
 // them with a sentence a person can act on.
 var (
