@@ -1,9 +1,16 @@
 package owner
 
+import "github.com/openlolo/openlolo/hw/phone"
+
 // LiveWatching reports the live stream's open viewers, whether its
 // capture loop runs, and how many screenshots it has taken.
 func (p *Pages) LiveWatching() (viewers int, capturing bool, captures uint64) {
 	viewers, capturing = p.live.watching()
 	captures, _ = p.live.stats()
 	return viewers, capturing, captures
+}
+
+// ScaleJPEG is the live stream's fallback encoder.
+func ScaleJPEG(f *phone.Frame, maxSize, quality int) ([]byte, error) {
+	return scaleJPEG(f, maxSize, quality)
 }

@@ -59,7 +59,7 @@ type boxOpts struct {
 	live     owner.LiveOptions
 }
 
-func newBox(t *testing.T, o boxOpts) *box {
+func newBox(t testing.TB, o boxOpts) *box {
 	t.Helper()
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -103,7 +103,7 @@ func newBox(t *testing.T, o boxOpts) *box {
 }
 
 // code returns the setup code the box would print.
-func (b *box) code(t *testing.T) string {
+func (b *box) code(t testing.TB) string {
 	t.Helper()
 	c, claimed, err := b.pages.SetupCode(context.Background())
 	if err != nil || claimed {
@@ -113,7 +113,7 @@ func (b *box) code(t *testing.T) string {
 }
 
 // claimed returns a box already claimed and a client logged in to it.
-func claimedBox(t *testing.T, o boxOpts) (*box, *http.Client) {
+func claimedBox(t testing.TB, o boxOpts) (*box, *http.Client) {
 	t.Helper()
 	b := newBox(t, o)
 	c := ownertest.NewClient(t, b.srv)

@@ -24,7 +24,7 @@ import (
 
 // openStream opens the live stream and returns the response and a part
 // reader; the stream ends when ctx does.
-func openStream(t *testing.T, ctx context.Context, c *http.Client, base string) (*http.Response, *multipart.Reader) {
+func openStream(t testing.TB, ctx context.Context, c *http.Client, base string) (*http.Response, *multipart.Reader) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/status/live.mjpeg", nil)
 	if err != nil {

@@ -1,0 +1,161 @@
+//go:build unix
+
+package owner_test
+
+import (
+	"context"
+	"flag"
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openlolo/openlolo/appliance/mcp"
+	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/sim"
+)
+
+var liveSeconds = flag.Duration("live.window", 10*time.Second, "BenchmarkLiveStream: how long each of its three measurements lasts")
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLiveStream is the live stream's cost on the simulated phone at
+// the default size (1179×2556 scaled to 960 high, the box's encoder: build
+// with -tags turbojpeg for libjpeg-turbo, as the box is), through the real
+// box page over HTTPS with one logged-in viewer. Three windows of
+// -live.window each, in the same run:
+//
+//   - baseline: the phone's screen changes 20 times a second (typing and
+//     deleting a letter in Notes) and nobody watches;
+//   - stream: the same changes with one viewer reading the stream;
+//   - still: one viewer of a screen that does not change.
+//
+// It reports the stream's frames/s and bytes/s and the process's CPU
+// (getrusage user+system over wall time, % of one core) in each window;
+// the stream's own cost is stream-cpu% minus baseline-cpu%. Run it with
+//
+//	go test -tags turbojpeg -run '^$' -bench LiveStream -benchtime 1x ./appliance/owner/
+func BenchmarkLiveStream(b *testing.B) {
+	ph, err := sim.New(sim.Options{Clock: sim.FixedClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ph.Close()
+	bx, c := claimedBox(b, boxOpts{phone: ph, live: owner.LiveOptions{Encode: mcp.EncodeJPEG}})
+	ctx := context.Background()
+	at, _ := ph.IconCenter("Notes")
+	if _, err := ph.Touch(ctx, phone.Tap(at, phone.TapHold)); err != nil {
+		b.Fatal(err)
+	}
+
+	// drive changes the screen 20 times a second until ctx ends.
+	drive := func(ctx context.Context) {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if i%2 == 0 {
+				ph.Type(ctx, "a")
+			} else {
+				ph.Key(ctx, phone.Key{Name: "backspace"})
+			}
+		}
+	}
+	// window runs for *liveSeconds, driving the phone and/or reading
+	// the stream, and returns frames, bytes and CPU per second.
+	window := func(driving, watching bool) (fps, bps, cpu float64) {
+		ctx, cancel := context.WithTimeout(ctx, *liveSeconds)
+		defer cancel()
+		done := make(chan struct{}, 2)
+		if driving {
+			go func() { drive(ctx); done <- struct{}{} }()
+		} else {
+			done <- struct{}{}
+		}
+		var frames, bytes int64
+		start, cpu0 := time.Now(), cpuTime(b)
+		if watching {
+			res, mr := openStream(b, ctx, c, bx.url)
+			if mr == nil {
+				b.Fatalf("stream: %d", res.StatusCode)
+			}
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for {
+					p, err := mr.NextPart()
+					if err != nil {
+						return
+					}
+					n, err := io.Copy(io.Discard, p)
+					if err != nil {
+						return
+					}
+					frames++
+					bytes += n
+				}
+			}()
+		} else {
+			done <- struct{}{}
+		}
+		<-done
+		<-done
+		wall := time.Since(start).Seconds()
+		return float64(frames) / wall, float64(bytes) / wall, 100 * (cpuTime(b) - cpu0).Seconds() / wall
+	}
+	for b.Loop() {
+		_, _, base := window(true, false)
+		fps, bps, cpu := window(true, true)
+		sfps, _, scpu := window(false, true)
+		b.ReportMetric(fps, "frames/s")
+		b.ReportMetric(bps, "bytes/s")
+		b.ReportMetric(cpu, "stream-cpu%")
+		b.ReportMetric(base, "baseline-cpu%")
+		b.ReportMetric(sfps, "still-frames/s")
+		b.ReportMetric(scpu, "still-cpu%")
+	}
+}
+
+// BenchmarkLiveEncode is one stream picture's encoding at the default
+// size from the simulated phone's 1179×2556 frame: the box's encoder
+// (mcp.EncodeJPEG: its box-filter scaler and, under -tags turbojpeg,
+// libjpeg-turbo) against the page's fallback (x/image/draw and
+// image/jpeg) in the same run.
+func BenchmarkLiveEncode(b *testing.B) {
+	ph, err := sim.New(sim.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ph.Close()
+	f, err := ph.Screenshot(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, enc := range []struct {
+		name string
+		fn   func(*phone.Frame, int, int) ([]byte, error)
+	}{{"box", mcp.EncodeJPEG}, {"fallback", owner.ScaleJPEG}} {
+		b.Run(enc.name, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				out, err := enc.fn(f, owner.DefaultLiveSize, owner.DefaultLiveQuality)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(out)
+			}
+			b.ReportMetric(float64(n), "bytes/frame")
+		})
+	}
+}
