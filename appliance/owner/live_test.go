@@ -354,7 +354,7 @@ func TestStatusLiveHooks(t *testing.T) {
 	b, c := claimedBox(t, boxOpts{phone: ph, control: ctl, driver: &fakeDriver{}})
 	body := mustGet(t, c, b.url, "/status")
 	for _, hook := range []string{
-		`<img id="phone-live" src="/status/live.mjpeg"`,
+		`<img id="phone-live" src="/status/screen.jpg" data-stream="/status/live.mjpeg"`,
 		`id="control-holder"`, "<strong>nightly.py</strong> holds control",
 		`<form id="take-over" method="post" action="/status/take-over">`,
 		`data-button="home"`, `data-button="lock"`, `data-button="volume_up"`, `data-button="volume_down"`,

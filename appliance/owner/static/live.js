@@ -1,9 +1,11 @@
 // Live parts of the box page; every page works without this file.
-// - img#phone-live: the Status page's live phone. Its src is the MJPEG
-//   stream, which browsers show without this file; here the stream is
-//   closed while the page is hidden and reopened when it shows again, and
-//   when the stream fails (too many viewers, a browser without MJPEG) the
-//   still picture is fetched every second instead.
+// - img#phone-live: the Status page's live phone. The page loads with the
+//   still picture (an MJPEG src would keep the page loading for as long
+//   as the stream runs); once it has loaded, the image becomes the MJPEG
+//   stream (data-stream). The stream is closed while the page is hidden
+//   and reopened when it shows again; when it fails (too many viewers, a
+//   browser without MJPEG) the still picture is fetched every second
+//   instead.
 // - With data-drive on it, a click is a tap at that fraction of the
 //   screen, a long press a long press, a drag a swipe; the owner's
 //   buttons and the typing field post without leaving the page. All go to
@@ -48,9 +50,9 @@
   }
 
   if (live) {
-    var stream = live.getAttribute("src");
+    var stream = live.getAttribute("data-stream");
     var still = live.getAttribute("data-still");
-    var mode = "stream";
+    var mode = "loading";
     var poller = null;
     var busy = false;
     var pollStill = function () {
@@ -67,8 +69,18 @@
       pollStill();
       poller = setInterval(pollStill, 1000);
     });
+    var watch = function () {
+      if (document.hidden) {
+        mode = "hidden";
+        return;
+      }
+      mode = "stream";
+      live.src = stream + "?t=" + Date.now();
+    };
+    if (document.readyState === "complete") watch();
+    else window.addEventListener("load", watch);
     document.addEventListener("visibilitychange", function () {
-      if (mode === "poll") return;
+      if (mode === "poll" || mode === "loading") return;
       if (document.hidden) {
         mode = "hidden";
         live.src = still + "?t=" + Date.now(); // one picture; the stream closes
