@@ -515,6 +515,7 @@ func (b *Box) Run(ctx context.Context) error {
 	stopPanel()
 	waitPanel() // the LED goes off
 	b.remote.shutdown()
+	b.owner.EndStreams() // the live view's streams would hold Shutdown up
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.ShutdownTimeout)
 	defer cancel()
 	var wg sync.WaitGroup

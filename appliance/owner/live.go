@@ -77,6 +77,7 @@ func (o LiveOptions) withDefaults() LiveOptions {
 var (
 	errLiveSessionFull = errors.New("owner: live: this session already watches the phone in too many tabs")
 	errLiveBoxFull     = errors.New("owner: live: the box already streams the phone to as many viewers as it allows")
+	errLiveEnded       = errors.New("owner: live: the box is stopping")
 )
 
 // liveFrame is one encoded picture of the stream.
@@ -101,6 +102,8 @@ type liveHub struct {
 	opt LiveOptions
 	log *slog.Logger
 
+	ended     chan struct{} // closed by end: the box stops
+	endOnce   sync.Once
 	mu        sync.Mutex
 	viewers   map[*viewer]struct{}
 	perSess   map[string]int
@@ -112,14 +115,23 @@ type liveHub struct {
 }
 
 func newLiveHub(ph phone.Phone, opt LiveOptions, log *slog.Logger) *liveHub {
-	return &liveHub{ph: ph, opt: opt.withDefaults(), log: log, viewers: map[*viewer]struct{}{}, perSess: map[string]int{}}
+	return &liveHub{ph: ph, opt: opt.withDefaults(), log: log, ended: make(chan struct{}),
+		viewers: map[*viewer]struct{}{}, perSess: map[string]int{}}
 }
+
+// end ends every open stream and refuses new ones (the box stops).
+func (h *liveHub) end() { h.endOnce.Do(func() { close(h.ended) }) }
 
 // join adds a viewer for session, starting the capture loop if it is the
 // first. It refuses beyond the per-session and the box's limits.
 func (h *liveHub) join(session string) (*viewer, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	select {
+	case <-h.ended:
+		return nil, errLiveEnded
+	default:
+	}
 	if len(h.viewers) >= h.opt.Viewers {
 		return nil, errLiveBoxFull
 	}

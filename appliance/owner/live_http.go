@@ -30,6 +30,10 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	s, _ := sessionFrom(r.Context())
 	v, err := p.live.join(string(s.idHash))
+	if errors.Is(err, errLiveEnded) {
+		http.Error(w, "The box is stopping; reload the page once it is back.", http.StatusServiceUnavailable)
+		return
+	}
 	if err != nil {
 		w.Header().Set("Retry-After", "10")
 		text := "The box already streams the phone to as many viewers as it allows; close another page that shows it, or use the still picture at /status/screen.jpg."
@@ -62,6 +66,8 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 		var fr *liveFrame
 		select {
 		case <-ctx.Done():
+			return
+		case <-p.live.ended:
 			return
 		case <-check.C:
 			if _, err := p.lookupSession(r); err != nil {
@@ -98,6 +104,15 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 		if err := rc.Flush(); err != nil {
 			return
 		}
+	}
+}
+
+// EndStreams ends every open live stream at once and refuses new ones:
+// the box calls it when it stops, so a page left open does not hold up
+// the servers' shutdown.
+func (p *Pages) EndStreams() {
+	if p.live != nil {
+		p.live.end()
 	}
 }
 

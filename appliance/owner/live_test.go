@@ -389,3 +389,29 @@ func TestStatusLiveHooks(t *testing.T) {
 		t.Fatalf("control.json without a session: %d", res.StatusCode)
 	}
 }
+
+// EndStreams (the box stops) ends an open stream at once and refuses
+// new ones with 503.
+func TestLiveStreamEnds(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{phone: simPhone(t)})
+	res, mr := openStream(t, t.Context(), c, b.url)
+	if mr == nil {
+		t.Fatalf("stream: %d", res.StatusCode)
+	}
+	nextPicture(t, mr)
+	b.pages.EndStreams()
+	ended := make(chan error, 1)
+	go func() { _, err := mr.NextPart(); ended <- err }()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Fatal("the stream sent another picture after EndStreams")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream still runs 5 s after EndStreams")
+	}
+	waitWatching(t, b, 0)
+	if res, _ := openStream(t, t.Context(), c, b.url); res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a stream after EndStreams: %d, want 503", res.StatusCode)
+	}
+}
