@@ -16,7 +16,7 @@ import (
 	"github.com/openlolo/openlolo/hw/sim"
 )
 
-var liveSeconds = flag.Duration("live.window", 10*time.Second, "BenchmarkLiveStream: how long each of its three measurements lasts")
+var liveWindow = flag.Duration("live.window", 10*time.Second, "BenchmarkLiveStream: how long each of its three measurements lasts")
 
 // cpuTime is the process's user and system CPU time so far.
 func cpuTime(b *testing.B) time.Duration {
@@ -73,10 +73,10 @@ func BenchmarkLiveStream(b *testing.B) {
 			}
 		}
 	}
-	// window runs for *liveSeconds, driving the phone and/or reading
+	// window runs for *liveWindow, driving the phone and/or reading
 	// the stream, and returns frames, bytes and CPU per second.
 	window := func(driving, watching bool) (fps, bps, cpu float64) {
-		ctx, cancel := context.WithTimeout(ctx, *liveSeconds)
+		ctx, cancel := context.WithTimeout(ctx, *liveWindow)
 		defer cancel()
 		done := make(chan struct{}, 2)
 		if driving {
