@@ -91,8 +91,9 @@ func TestCoreDeviceEndToEnd(t *testing.T) {
 
 // TestCoreDeviceInput: on an iOS 27 fake iPhone with DisplayService and
 // the HID services, a paired script's tap lands at the point of its
-// screenshot, cmd-V and a button reach the phone, and a URL of a custom
-// scheme opens natively; all through the box's control rules (lease,
+// screenshot, cmd-V and a button reach the phone, a URL of a custom
+// scheme opens natively, and send_text pastes Unicode through the
+// pasteboard and cmd-V; all through the box's control rules (lease,
 // frames, journal).
 func TestCoreDeviceInput(t *testing.T) {
 	in := &coredevicetest.Input{}
@@ -152,7 +153,22 @@ func TestCoreDeviceInput(t *testing.T) {
 	if _, err := c.OpenURL(ctx, "myapp://item/7", nil); err != nil {
 		t.Fatalf("OpenURL: %v", err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); len(in.Touches()) < 3 || len(in.Keys()) < 4 || len(in.Buttons()) < 2; time.Sleep(5 * time.Millisecond) {
+	// send_text: any Unicode through the phone's pasteboard and cmd-V.
+	res, err = c.SendText(ctx, "héllo ✓ 日本", nil)
+	if err != nil {
+		t.Fatalf("SendText: %v", err)
+	}
+	sent, err := sdk.Decode[api.SendTextResult](res)
+	if err != nil || !sent.ClipboardReplaced {
+		t.Errorf("send_text = %+v, %v; want clipboard_replaced", sent, err)
+	}
+	if res, err = c.Clipboard(ctx); err != nil {
+		t.Fatalf("Clipboard: %v", err)
+	}
+	if cb, err := sdk.Decode[api.ClipboardResult](res); err != nil || cb.Text != "héllo ✓ 日本" {
+		t.Errorf("openlolo_clipboard = %+v, %v", cb, err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(in.Touches()) < 3 || len(in.Keys()) < 8 || len(in.Buttons()) < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the phone took touches %v, keys %v, buttons %v", in.Touches(), in.Keys(), in.Buttons())
 		}
@@ -161,8 +177,10 @@ func TestCoreDeviceInput(t *testing.T) {
 	if !touch.Down || touch.X != remotehid.Coord(0.3) || touch.Y != remotehid.Coord(0.6) {
 		t.Errorf("first touch %+v, want contact at (0.3, 0.6)", touch)
 	}
-	if k := in.Keys()[1]; len(k) != 2 || k[0] != 0x19 || k[1] != 0xE3 {
-		t.Errorf("cmd-V report %v, want V (0x19) with left GUI (0xE3)", k)
+	for _, i := range []int{1, 5} { // openlolo_key's cmd-V, then send_text's
+		if k := in.Keys()[i]; len(k) != 2 || k[0] != 0x19 || k[1] != 0xE3 {
+			t.Errorf("cmd-V report %d: %v, want V (0x19) with left GUI (0xE3)", i, k)
+		}
 	}
 	if got := st.Opens(); len(got) != 1 || got[0].URL != "myapp://item/7" {
 		t.Errorf("launches %+v, want the custom URL opened", got)
