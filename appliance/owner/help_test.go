@@ -79,7 +79,7 @@ func TestHelpPages(t *testing.T) {
 		"/help":                {"Phone help", `href="/help/developer-mode"`, `href="/help/disk-image"`, `href="/help/trust"`, `href="/help/ios-27"`},
 		"/help/trust":          {"Trust This Computer?", "Don't Trust", "Reset Location &amp; Privacy", "Your phone does not have this problem now"},
 		"/help/developer-mode": {"Settings › Privacy &amp; Security", "Restart", "Turn On Developer Mode?", "Your phone needs this now", "data-reload="},
-		"/help/disk-image":     {"gs.apple.com", "after every restart", "BuildManifest.plist", "does not yet mount the image itself"},
+		"/help/disk-image":     {"gs.apple.com", "after every restart", "BuildManifest.plist", "coredevice/ddi", "at most every 30 seconds", "does not download the image itself"},
 		"/help/ios-27":         {"iOS 27", "UNSUPPORTED", "--phone gadget", "AssistiveTouch"},
 		"/help/usb-device":     {"dtoverlay=dwc2", "Pi 3 cannot"},
 		"/help/usb-cable":      {"data", "USB-C"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/coredevice"
+	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -72,7 +74,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	log := c.logger()
 	ph, err := openPhone(ctx, *backend, *simSize, gadget.Options{
 		Platform: *platform, UDC: *udc, Video: *video, Logger: log.With("phone", "gadget"),
-	}, coredevice.Options{Socket: *usbmuxd, StateDir: *state, Logger: log.With("phone", "coredevice")})
+	}, coredevice.Options{Socket: *usbmuxd, StateDir: *state, Logger: log.With("phone", "coredevice"),
+		// The developer disk image, signed by Apple after every restart of the phone.
+		Mount: coredevice.MountFrom(filepath.Join(*state, "coredevice", "ddi"), ddi.TSS{})})
 	if err != nil {
 		return err
 	}

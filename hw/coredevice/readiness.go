@@ -2,7 +2,9 @@ package coredevice
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"strconv"
 	"strings"
@@ -205,8 +207,9 @@ func checkReady(ctx context.Context, c *Conn, mount func(context.Context, *Conn)
 // tunnel.
 func (b *Backend) await(ctx context.Context, c *Conn) bool {
 	revealed := false
+	mount := limitMount(b.o.Mount, b.now)
 	for {
-		r := checkReady(ctx, c, b.o.Mount)
+		r := checkReady(ctx, c, mount)
 		if r.Ready {
 			return true
 		}
@@ -230,5 +233,47 @@ func (b *Backend) await(ctx context.Context, c *Conn) bool {
 		t.Stop()
 		c.Close()
 		return false
+	}
+}
+
+// MountFrom returns an [Options.Mount] that mounts the personalized disk
+// image kept in dir (Xcode's Restore folder: BuildManifest.plist, the
+// image, its trust cache), signed by signer for the phone's boot
+// (ddi.TSS{}: Apple's signing server, over the internet).
+func MountFrom(dir string, signer ddi.Signer) func(context.Context, *Conn) error {
+	return func(ctx context.Context, c *Conn) error {
+		img, err := ddi.LoadImage(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("this box has no disk image: copy the Restore folder of Xcode's iOS developer disk image to %s", dir)
+		}
+		if err != nil {
+			return err
+		}
+		ecid, ok := c.RSD.Properties.Uint("UniqueChipID")
+		if !ok {
+			return fmt.Errorf("coredevice: the phone's service discovery gives no UniqueChipID, which signing needs")
+		}
+		return ddi.MountImage(ctx, c.Mounter, img, ecid, signer)
+	}
+}
+
+// mountRetry is the least time between two mount attempts of one tunnel:
+// each may ask Apple's signing server.
+const mountRetry = 30 * time.Second
+
+// limitMount calls mount at most once per mountRetry, repeating the last
+// error in between.
+func limitMount(mount func(context.Context, *Conn) error, now func() time.Time) func(context.Context, *Conn) error {
+	if mount == nil {
+		return nil
+	}
+	var last time.Time
+	var lastErr error
+	return func(ctx context.Context, c *Conn) error {
+		if lastErr != nil && now().Sub(last) < mountRetry {
+			return lastErr
+		}
+		last, lastErr = now(), mount(ctx, c)
+		return lastErr
 	}
 }

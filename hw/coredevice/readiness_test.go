@@ -1,9 +1,15 @@
 package coredevice_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +17,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
+	"github.com/openlolo/openlolo/hw/coredevice/plist"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -129,6 +136,9 @@ func TestBackendMount(t *testing.T) {
 	if r := b.State().Reason; !strings.Contains(r, "needs the internet") || !strings.Contains(r, "gs.apple.com") {
 		t.Errorf("reason %q does not say the mount failed and why", r)
 	}
+	// Not retried on this tunnel before mountRetry; a new one tries again.
+	p.Unplug()
+	p.Mux.Attach(p.Device)
 	waitState(t, events, b, "ready")
 	if _, err := b.Screenshot(ctx); err != nil {
 		t.Errorf("Screenshot after mounting: %v", err)
@@ -158,4 +168,103 @@ func TestBackendTrustProblem(t *testing.T) {
 	}
 	close(answer)
 	waitState(t, events, b, "ready")
+}
+
+// tssServer signs "ticket:<nonce>" like Apple's server would sign a
+// ticket for that boot; down makes it answer 503.
+func tssServer(t *testing.T) (*httptest.Server, *atomic.Int32, *atomic.Bool) {
+	var hits atomic.Int32
+	var down atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		req, err := plist.UnmarshalDict(b)
+		if err != nil {
+			http.Error(w, "bad", 400)
+			return
+		}
+		if n, _ := req.Uint("ApECID"); n != coredevicetest.ECID {
+			http.Error(w, "wrong ECID", 400)
+			return
+		}
+		tk, _ := plist.Marshal(plist.Dict{{Key: "ApImg4Ticket", Value: append([]byte("ticket:"), req.Data("ApNonce")...)}})
+		io.WriteString(w, "STATUS=0&MESSAGE=SUCCESS&REQUEST_STRING="+string(tk))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits, &down
+}
+
+// TestBackendMountsDiskImage: with the disk image in its folder the
+// backend mounts it itself (signed by the TSS server for the phone's
+// nonce, over real HTTP), and after the phone restarts it mounts it again
+// for the new nonce. While the signing server is down the state says so,
+// and the server is not asked again before mountRetry.
+func TestBackendMountsDiskImage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "ddi")
+	if err := dditest.WriteImage(dir, 0x0C, 0x8140, []byte("image bytes"), []byte("trust")); err != nil {
+		t.Fatal(err)
+	}
+	srv, hits, down := tssServer(t)
+	st := &coredevicetest.State{}
+	m := &dditest.Mounter{BoardID: 0x0C, ChipID: 0x8140, Nonce: []byte("boot1"),
+		Valid: func(tk []byte) bool { return bytes.HasPrefix(tk, []byte("ticket:")) }}
+	p := &coredevicetest.Phone{DeveloperMode: true, Mounter: m}
+	p.Services = st.Services(p)
+	down.Store(true)
+	b, events := openBackend(t, ctx, p, coredevice.Options{Mount: coredevice.MountFrom(dir, ddi.TSS{URL: srv.URL})})
+	waitState(t, events, b, "ddi_not_mounted")
+	for !strings.Contains(b.State().Reason, "HTTP 503") {
+		select {
+		case <-events:
+		case <-ctx.Done():
+			t.Fatalf("state %+v, want the signing server's failure", b.State())
+		}
+	}
+	if r := b.State().Reason; !strings.Contains(r, "needs the internet") {
+		t.Errorf("reason %q", r)
+	}
+	time.Sleep(150 * time.Millisecond) // several rechecks
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the signing server was asked %d times within mountRetry, want once", n)
+	}
+	down.Store(false)
+	p.Unplug() // a new tunnel tries at once
+	p.Mux.Attach(p.Device)
+	waitState(t, events, b, "ready")
+	if got, _ := m.Uploaded(); string(got) != "image bytes" {
+		t.Errorf("uploaded %q", got)
+	}
+	if _, err := b.Screenshot(ctx); err != nil {
+		t.Errorf("Screenshot after mounting: %v", err)
+	}
+	// The phone restarts: the image is gone, a new nonce is signed.
+	before := hits.Load()
+	m.Restart([]byte("boot2"))
+	p.Unplug()
+	waitState(t, events, b, "detached")
+	p.Mux.Attach(p.Device)
+	waitState(t, events, b, "ready")
+	if hits.Load() != before+1 || !m.IsMounted() {
+		t.Errorf("after a restart: %d more TSS requests, mounted %v", hits.Load()-before, m.IsMounted())
+	}
+}
+
+func TestMountFromNoImage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	st := &coredevicetest.State{}
+	p := &coredevicetest.Phone{DeveloperMode: true, Mounter: &dditest.Mounter{}}
+	p.Services = st.Services(p)
+	dir := filepath.Join(t.TempDir(), "ddi")
+	b, events := openBackend(t, ctx, p, coredevice.Options{Mount: coredevice.MountFrom(dir, ddi.TSS{URL: "http://127.0.0.1:1"})})
+	waitState(t, events, b, "ddi_not_mounted")
+	if r := b.State().Reason; !strings.Contains(r, "no disk image") || !strings.Contains(r, dir) {
+		t.Errorf("reason %q does not say where the image goes", r)
+	}
 }

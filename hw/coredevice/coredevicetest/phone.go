@@ -46,6 +46,9 @@ type Service struct {
 	Stream func(ctx context.Context, req xpc.Dict) (replies []xpc.Dict, ok bool)
 }
 
+// ECID is the fake phone's UniqueChipID (RSD's properties).
+const ECID = uint64(0x001122334455)
+
 // Addresses and ports of the fake tunnel.
 var (
 	HostAddr   = netip.MustParseAddr("fd35:d15d:9fa1::2")
@@ -361,6 +364,7 @@ func (p *Phone) handshake() xpc.Dict {
 			{Key: "OSVersion", Value: p.ProductVersion},
 			{Key: "BuildVersion", Value: "25A5000"},
 			{Key: "DeviceClass", Value: "iPhone"},
+			{Key: "UniqueChipID", Value: ECID},
 		}},
 		{Key: "Services", Value: services},
 		{Key: "UUID", Value: "d09e3fd1-62aa-47bc-b01a-23df97017d34"},
