@@ -565,6 +565,15 @@ class Box:
         args = {"query": query} if query else {}
         return list(self._typed(api.AppsResult, "openlolo_apps", args).apps)
 
+    def app_profiles(self, query: str = "") -> List[api.AppProfileSummary]:
+        """openlolo_app_profiles: the app profiles of the phone's platform."""
+        args = {"query": query} if query else {}
+        return list(self._typed(api.AppProfilesResult, "openlolo_app_profiles", args).profiles)
+
+    def app_profile(self, bundle_id: str) -> api.AppProfile:
+        """openlolo_app_profile: one app's profile (deep links, quirks)."""
+        return self._typed(api.AppProfileResult, "openlolo_app_profile", {"bundle_id": bundle_id}).profile
+
     def operation_status(self, operation_id: str) -> Result:
         """openlolo_operation_status: the box's record of one of our operations."""
         return self.call_tool("openlolo_operation_status", {"operation_id": operation_id})
@@ -646,6 +655,16 @@ class Box:
                  operation_id: Optional[str] = None) -> Result:
         """Open an http(s) URL on the phone."""
         return self.mutate("openlolo_open_url", self._input({"url": url}, observe, settle, operation_id))
+
+    def open_link(self, bundle_id: str, link: str, params: Optional[Mapping[str, Any]] = None, *,
+                  observe: Optional[bool] = None, settle: Optional[float] = None,
+                  operation_id: Optional[str] = None) -> Result:
+        """openlolo_open_link: a deep link of an app's profile by name; the
+        box checks params by their types and percent-encodes them."""
+        args: Dict[str, Any] = {"bundle_id": bundle_id, "link": link}
+        if params:
+            args["params"] = dict(params)
+        return self.mutate("openlolo_open_link", self._input(args, observe, settle, operation_id))
 
     def control(self, command: str) -> Result:
         """openlolo_control: acquire, renew, release or resume."""

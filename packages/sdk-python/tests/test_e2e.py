@@ -393,9 +393,10 @@ class E2ETest(unittest.TestCase):
         profiles = check(box.call_tool("openlolo_app_profiles", {"query": "maps"}))
         self.assertTrue(profiles.profiles, "no Maps profile")
         check(box.call_tool("openlolo_app_profile", {"bundle_id": profiles.profiles[0].bundle_id}))
-        link = check(box.call_tool("openlolo_open_link", {"bundle_id": "com.apple.Maps", "link": "search",
-                                                          "params": {"query": "tea & cake"}, **quick}))
+        link = check(box.open_link("com.apple.Maps", "search", {"query": "tea & cake"}, **quick))
         self.assertEqual(link.url, "https://maps.apple.com/?q=tea%20%26%20cake")
+        self.assertIn("search", [l.name for l in box.app_profile("com.apple.Maps").links])
+        self.assertIn("com.apple.Maps", [p.bundle_id for p in box.app_profiles("maps")])
         check(box.control("acquire"))
         op = check(box.operation_status(tap.operation_id))
         self.assertEqual(op.operation.id, tap.operation_id)
