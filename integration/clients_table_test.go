@@ -15,8 +15,7 @@ import (
 // a screenshot with its frame, a tap with that frame (then releasing
 // control for the next client), resources (list, the templates, read
 // openlolo://screen and an app profile), prompts (list, get
-// operate_phone), and a refresh of the grant. The inspector's run has no
-// resources or prompts steps ("-").
+// operate_phone), and a refresh of the grant.
 var clientSteps = []string{"connect", "tools", "screenshot", "tap", "resources", "prompts", "refresh"}
 
 // knownFailures names the clients expected to fail until a box fix lands,

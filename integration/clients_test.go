@@ -454,6 +454,64 @@ func (n *nodeClients) inspector(t *testing.T, name string) {
 	}
 	n.res.record(t, name, "tap", err == nil, errText(err, "tapped with frame_id and geometry_epoch, control released"))
 
+	// Resources: the list, the template, the screen (a JPEG blob) and
+	// Maps's profile (JSON).
+	detail := ""
+	v, err = cli(tok.AccessToken, "--method", "resources/list")
+	if err == nil {
+		var uris []string
+		rs, _ := v["resources"].([]any)
+		for _, r := range rs {
+			if m, ok := r.(map[string]any); ok {
+				u, _ := m["uri"].(string)
+				uris = append(uris, u)
+			}
+		}
+		if !slices.Contains(uris, "openlolo://screen") || !slices.Contains(uris, "openlolo://apps/com.apple.Maps") {
+			err = fmt.Errorf("resources/list has no screen or Maps profile: %v", uris)
+		}
+		detail = fmt.Sprintf("%d resources", len(uris))
+	}
+	if err == nil {
+		v, err = cli(tok.AccessToken, "--method", "resources/templates/list")
+		if ts, _ := v["resourceTemplates"].([]any); err == nil && len(ts) != 1 {
+			err = fmt.Errorf("resources/templates/list: %.200v", v)
+		}
+	}
+	if err == nil {
+		v, err = cli(tok.AccessToken, "--method", "resources/read", "--uri", "openlolo://screen")
+		cs, _ := v["contents"].([]any)
+		if err == nil {
+			c, _ := firstOf(cs).(map[string]any)
+			blob, _ := c["blob"].(string)
+			if c["mimeType"] != "image/jpeg" || !strings.HasPrefix(blob, "/9j/") { // base64 of FF D8 FF
+				err = fmt.Errorf("openlolo://screen: %.200v", c)
+			}
+			detail += fmt.Sprintf(", screen %d base64 bytes", len(blob))
+		}
+	}
+	if err == nil {
+		v, err = cli(tok.AccessToken, "--method", "resources/read", "--uri", "openlolo://apps/com.apple.Maps")
+		cs, _ := v["contents"].([]any)
+		c, _ := firstOf(cs).(map[string]any)
+		if text, _ := c["text"].(string); err == nil && !strings.Contains(text, `"bundle_id": "com.apple.Maps"`) {
+			err = fmt.Errorf("openlolo://apps/com.apple.Maps: %.200v", c)
+		}
+	}
+	n.res.record(t, name, "resources", err == nil, errText(err, detail+", Maps profile"))
+
+	v, err = cli(tok.AccessToken, "--method", "prompts/list")
+	if ps, _ := v["prompts"].([]any); err == nil && len(ps) != 1 {
+		err = fmt.Errorf("prompts/list: %.200v", v)
+	}
+	if err == nil {
+		v, err = cli(tok.AccessToken, "--method", "prompts/get", "--prompt-name", "operate_phone", "--prompt-args", "goal=open Notes")
+		if ms, _ := v["messages"].([]any); err == nil && (len(ms) != 1 || !strings.Contains(fmt.Sprint(ms), "open Notes")) {
+			err = fmt.Errorf("prompts/get operate_phone: %.200v", v)
+		}
+	}
+	n.res.record(t, name, "prompts", err == nil, errText(err, "operate_phone with its goal"))
+
 	fresh, err := refreshGrant(ctx, n.box, tok)
 	if err == nil {
 		_, err = call(fresh.AccessToken, "openlolo_status")
@@ -689,6 +747,13 @@ func mcpSteps(t *testing.T, ctx context.Context, res *results, name string, cs *
 	res.record(t, name, "resources", err == nil, errText(err, detail))
 	detail, err = promptSteps(ctx, cs)
 	res.record(t, name, "prompts", err == nil, errText(err, detail))
+}
+
+func firstOf(xs []any) any {
+	if len(xs) == 0 {
+		return nil
+	}
+	return xs[0]
 }
 
 // resourceSteps lists the resources and templates, reads the screen (a
