@@ -34,7 +34,7 @@ var helpTopics = []helpTopic{
 	{Slug: "disk-image", Title: "Mount the developer disk image", Problem: phone.DiskImageNotMounted, Waits: true,
 		Next: "The box needs the internet to mount it after every restart of the iPhone."},
 	{Slug: "ios-27", Title: "Touch and keys on iPhones below iOS 27", Problem: phone.InputNeedsIOS27,
-		Next: "Screenshots, apps and the clipboard work; for touch and keys update to iOS 27 or use the gadget backend."},
+		Next: "Screenshots and apps work; for touch, keys and the clipboard tools update to iOS 27 or use the gadget backend."},
 }
 
 func topicFor(p phone.Problem) (helpTopic, bool) {

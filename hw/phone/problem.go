@@ -34,8 +34,8 @@ const (
 	// mounted again, which needs Apple's signing server).
 	DiskImageNotMounted
 	// InputNeedsIOS27: the iPhone runs an iOS below 27, which takes no
-	// touch or keys over the CoreDevice cable; screenshots, apps and the
-	// clipboard still work. Input needs the gadget backend.
+	// touch or keys over the CoreDevice cable; screenshots and apps still
+	// work. Input needs the gadget backend (or iOS 27).
 	InputNeedsIOS27
 
 	lastProblem = InputNeedsIOS27
