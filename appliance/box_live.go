@@ -59,6 +59,10 @@ func (c controller) Input(ctx context.Context, in owner.Input) error {
 		a := api.TypeTextArgs{Text: &in.Text}
 		tool, args = api.ToolTypeText, a
 		out = c.s.TypeText(ctx, o, a).Outcome
+	case owner.InputKey:
+		a := api.KeyArgs{Key: api.KeyName(in.Key)}
+		tool, args = api.ToolKey, a
+		out = c.s.Key(ctx, o, a).Outcome
 	case owner.InputButton:
 		a := api.ButtonArgs{Button: api.Button(in.Button)}
 		tool, args = api.ToolButton, a

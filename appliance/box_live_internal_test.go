@@ -53,8 +53,11 @@ func TestOwnerDrivesThroughControl(t *testing.T) {
 	if err := c.Input(ctx, owner.Input{Kind: owner.InputText, Text: "milk"}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(ph.NoteText(), "milk") {
-		t.Fatalf("note %q after the owner typed milk", ph.NoteText())
+	if err := c.Input(ctx, owner.Input{Kind: owner.InputKey, Key: "backspace"}); err != nil {
+		t.Fatal(err)
+	}
+	if ph.NoteText() != "mil" {
+		t.Fatalf("note %q after the owner typed milk and deleted a letter, want mil", ph.NoteText())
 	}
 	if err := c.Input(ctx, owner.Input{Kind: owner.InputButton, Button: "home"}); err != nil {
 		t.Fatal(err)
@@ -111,7 +114,7 @@ func TestOwnerDrivesThroughControl(t *testing.T) {
 	}
 	// Refused inputs (UNSUPPORTED_BUTTON, CONTROL_BUSY) are there too,
 	// with their codes, as a client's refused calls are.
-	want := "resume done|openlolo_swipe succeeded|take_over done|pause done|openlolo_button failed CONTROL_BUSY|release done|openlolo_button failed UNSUPPORTED_BUTTON|openlolo_button succeeded|openlolo_type_text succeeded|openlolo_tap succeeded"
+	want := "resume done|openlolo_swipe succeeded|take_over done|pause done|openlolo_button failed CONTROL_BUSY|release done|openlolo_button failed UNSUPPORTED_BUTTON|openlolo_button succeeded|openlolo_key succeeded|openlolo_type_text succeeded|openlolo_tap succeeded"
 	// Rows of one instant may come in either order: compare as sets.
 	sorted := func(l []string) string { l = slices.Clone(l); slices.Sort(l); return strings.Join(l, "|") }
 	got := sorted(mine)

@@ -157,7 +157,7 @@ func controlStateWord(holder string, owner, paused bool) string {
 func (p *Pages) liveRoutes(handle func(string, http.HandlerFunc)) {
 	handle("GET /status/live.mjpeg", p.asset(p.liveStream))
 	handle("GET /status/control.json", p.asset(p.controlJSON))
-	for _, k := range []InputKind{InputTap, InputLongPress, InputSwipe, InputText, InputButton} {
+	for _, k := range []InputKind{InputTap, InputLongPress, InputSwipe, InputText, InputButton, InputKey} {
 		handle("POST /status/"+string(k), p.owner(p.ownerInput(k)))
 	}
 	handle("POST /status/take-over", p.owner(p.takeOver))

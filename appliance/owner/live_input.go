@@ -22,6 +22,7 @@ const (
 	InputSwipe     InputKind = "swipe"
 	InputText      InputKind = "text"
 	InputButton    InputKind = "button"
+	InputKey       InputKind = "key"
 )
 
 // Input is one input the owner makes on the Status page's live phone.
@@ -38,6 +39,9 @@ type Input struct {
 	// Button is the button to press (InputButton): home, lock,
 	// volume_up, volume_down, back.
 	Button string
+	// Key is the key to press (InputKey): one of openlolo_key's names
+	// (enter, backspace, ...).
+	Key string
 	// Epoch is the geometry epoch the page showed; "" is not checked.
 	Epoch string
 }
@@ -114,7 +118,7 @@ func (p *Pages) ownerInput(kind InputKind) http.HandlerFunc {
 }
 
 var inputDoneWords = map[InputKind]string{
-	InputTap: "tapped", InputLongPress: "pressed", InputSwipe: "swiped", InputText: "typed", InputButton: "pressed",
+	InputTap: "tapped", InputLongPress: "pressed", InputSwipe: "swiped", InputText: "typed", InputButton: "pressed", InputKey: "pressed",
 }
 
 // readInput reads an input's form fields; bad says what is wrong.
@@ -163,6 +167,11 @@ func readInput(kind InputKind, r *http.Request) (Input, string) {
 		in.Button = r.PostFormValue("button")
 		if in.Button == "" {
 			return in, "button is required"
+		}
+	case InputKey:
+		in.Key = r.PostFormValue("key")
+		if in.Key == "" {
+			return in, "key is required"
 		}
 	}
 	return in, ""

@@ -251,6 +251,7 @@ func TestOwnerInputScript(t *testing.T) {
 			owner.Input{Kind: owner.InputSwipe, X: 0.5, Y: 0.8, X2: 0.5, Y2: 0.2, Seconds: 0.3}},
 		{"/status/text", url.Values{"text": {"hello"}}, owner.Input{Kind: owner.InputText, Text: "hello"}},
 		{"/status/button", url.Values{"button": {"home"}}, owner.Input{Kind: owner.InputButton, Button: "home"}},
+		{"/status/key", url.Values{"key": {"enter"}}, owner.Input{Kind: owner.InputKey, Key: "enter"}},
 	}
 	for _, tc := range cases {
 		tc.form.Set("csrf", tok)
@@ -303,6 +304,7 @@ func TestOwnerInputForms(t *testing.T) {
 	}{
 		{"/status/button", url.Values{"button": {"lock"}}, "Pressed."},
 		{"/status/text", url.Values{"text": {"hi"}}, "Typed."},
+		{"/status/key", url.Values{"key": {"backspace"}}, "Pressed."},
 		{"/status/take-over", nil, "You hold control."},
 		{"/status/give-back", nil, "Control is back with the agents."},
 	} {
@@ -315,7 +317,7 @@ func TestOwnerInputForms(t *testing.T) {
 			t.Fatalf("%s: %d at %s: %s", tc.path, res.StatusCode, res.Request.URL, ownertest.Text(body))
 		}
 	}
-	if d.takes != 1 || d.gives != 1 || len(d.got()) != 2 {
+	if d.takes != 1 || d.gives != 1 || len(d.got()) != 3 {
 		t.Fatalf("driver: %d take overs, %d give backs, inputs %+v", d.takes, d.gives, d.got())
 	}
 	d.mu.Lock()

@@ -134,8 +134,11 @@
         form.addEventListener("submit", function (e) {
           e.preventDefault();
           var p = new URLSearchParams(new FormData(form));
-          if (e.submitter && e.submitter.name) p.set(e.submitter.name, e.submitter.value);
-          post(form.getAttribute("action"), p).then(function (a) { if (a.ok && after) after(); });
+          var by = e.submitter;
+          if (by && by.name) p.set(by.name, by.value);
+          var to = (by && by.getAttribute("formaction")) || form.getAttribute("action");
+          if (by && by.getAttribute("formaction")) p.delete("text"); // a key, not the typed text
+          post(to, p).then(function (a) { if (a.ok && after && !(by && by.name === "key")) after(); });
         });
       };
       document.querySelectorAll("form.owner-buttons").forEach(function (f) { ajax(f); });
