@@ -156,7 +156,7 @@ type FullPageArgs struct {
 	Output      PageOutput  `json:"output,omitempty" desc:"pages: one image per page; stitched: one tall image of the whole page; both."`
 	Format      ImageFormat `json:"format,omitempty" desc:"Image format."`
 	MaxSize     *int        `json:"max_size,omitempty" desc:"Longest side of each page's image in pixels (the stitched image has a page's width)."`
-	Settle      *float64    `json:"settle,omitempty" desc:"Seconds to wait after each drag before capturing."`
+	Settle      *float64    `json:"settle,omitempty" desc:"Seconds to wait after each drag; then the box captures until the picture holds still (0: at once)."`
 }
 
 // SendTextArgs are openlolo_send_text's arguments.

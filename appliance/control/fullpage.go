@@ -135,12 +135,12 @@ func (s *Service) FullPage(ctx context.Context, c Client, a api.FullPageArgs) Re
 // fullPage is FullPage's run.
 func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.FullPageResult, *Pages, error) {
 	start := time.Now()
-	first, err := s.TakeFrame(ctx, c)
+	first, firstSig, err := s.stillFrame(ctx, c, o.settle > 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	shots := []Shot{first}
-	sigs := []signature{sign(first.Frame.Image)}
+	sigs := []signature{firstSig}
 	shifts, matched := []int{0}, []bool{false}
 	header, footer := -1, -1
 	res := &api.FullPageResult{Stopped: StoppedPages}
@@ -153,14 +153,14 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 		if err := sleep(ctx, seconds(o.settle)); err != nil {
 			return nil, nil, err
 		}
-		shot, err := s.TakeFrame(ctx, c)
+		shot, sg, err := s.stillFrame(ctx, c, o.settle > 0)
 		if err != nil {
 			return nil, nil, err
 		}
 		if shot.Frame.Geometry.Epoch != first.Frame.Geometry.Epoch || shot.Frame.Image.Bounds() != first.Frame.Image.Bounds() {
 			return nil, nil, api.Errorf(api.CodeCaptureFailed, "the screen's geometry changed during the capture (a rotation?); take a screenshot and call openlolo_full_page again")
 		}
-		prev, sg := sigs[len(sigs)-1], sign(shot.Frame.Image)
+		prev := sigs[len(sigs)-1]
 		if shot.Frame.Seq == shots[len(shots)-1].Frame.Seq || !moved(prev, sg) {
 			res.Stopped = StoppedEnd
 			break
@@ -215,6 +215,45 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 	}
 	res.TookMS = time.Since(start).Milliseconds()
 	return res, pics, nil
+}
+
+// The wait for a page to hold still after its drag and settle: captures
+// probeEvery apart until two in a row show the same picture (below the
+// status bar), at most stillMax.
+const (
+	probeEvery = 250 * time.Millisecond
+	stillMax   = 3 * time.Second
+)
+
+// stillFrame takes c's next frame and, when wait, keeps taking frames
+// until the picture holds still (an iOS page still decelerating or
+// bouncing back at its end would otherwise be captured mid-move), or
+// stillMax has passed; it returns the last frame and its signature.
+func (s *Service) stillFrame(ctx context.Context, c Client, wait bool) (Shot, signature, error) {
+	shot, err := s.TakeFrame(ctx, c)
+	if err != nil {
+		return Shot{}, signature{}, err
+	}
+	sg := sign(shot.Frame.Image)
+	if !wait {
+		return shot, sg, nil
+	}
+	for deadline := time.Now().Add(stillMax); time.Now().Before(deadline); {
+		if err := sleep(ctx, probeEvery); err != nil {
+			return Shot{}, signature{}, err
+		}
+		next, err := s.TakeFrame(ctx, c)
+		if err != nil {
+			return Shot{}, signature{}, err
+		}
+		nsg := sign(next.Frame.Image)
+		still := next.Frame.Seq == shot.Frame.Seq || !moved(sg, nsg)
+		shot, sg = next, nsg
+		if still {
+			break
+		}
+	}
+	return shot, sg, nil
 }
 
 // sleep waits d or until ctx ends.

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/draw"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -286,4 +287,71 @@ func serviceOn(t *testing.T, ph phone.Phone) *control.Service {
 		t.Fatal(err)
 	}
 	return svc
+}
+
+// bouncy is the sim with a page that keeps moving after each drag, as an
+// iOS page bounces back at its end: the next two screenshots after a touch
+// show the picture lower down (80, then 40 rows), each a new frame.
+type bouncy struct {
+	*sim.Phone
+	mu   sync.Mutex
+	left int
+	seq  uint64
+}
+
+func (b *bouncy) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error) {
+	r, err := b.Phone.Touch(ctx, g)
+	b.mu.Lock()
+	b.left = 2
+	b.mu.Unlock()
+	return r, err
+}
+
+func (b *bouncy) Screenshot(ctx context.Context) (*phone.Frame, error) {
+	f, err := b.Phone.Screenshot(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil || b.left == 0 {
+		return f, err
+	}
+	off := 40 * b.left
+	b.left--
+	b.seq++
+	src := f.Image.(*image.RGBA)
+	img := image.NewRGBA(src.Rect)
+	copy(img.Pix[off*img.Stride:], src.Pix[:len(src.Pix)-off*src.Stride])
+	return &phone.Frame{Image: img, Seq: 1<<40 + b.seq, Geometry: f.Geometry, Captured: f.Captured}, nil
+}
+
+// TestFullPageWaitsForStillness: with a settle, each page is captured only
+// once the picture holds still, so no page is a picture of the page still
+// bouncing after its drag and the overlaps add up; without one (settle 0)
+// the bounce is captured, which shows the fake bounces.
+func TestFullPageWaitsForStillness(t *testing.T) {
+	ctx := context.Background()
+	for _, settle := range []float64{0.01, 0} {
+		b := &bouncy{Phone: newSim(t)}
+		svc := serviceOn(t, b)
+		openNote(t, svc, b.Phone, alice, longNote(60))
+		rep := svc.FullPage(ctx, alice, api.FullPageArgs{Settle: fp(settle), MaxSize: ip(256)})
+		if rep.Error != nil {
+			t.Fatal(rep.Error)
+		}
+		sum, matched, bounced := 0, true, 0
+		for i, p := range rep.Result.Pages {
+			sum += p.Shift
+			matched = matched && (i == 0 || p.Matched)
+			if rep.Pages.Shots[i].Frame.Seq >= 1<<40 {
+				bounced++
+			}
+		}
+		_, limit := b.NoteScroll()
+		if settle > 0 && (sum != limit || !matched || bounced > 0 || rep.Result.Stopped != control.StoppedEnd) {
+			t.Errorf("settle %g: %d pages captured mid-bounce; the shifts add up to %d of %d (all matched %v), stopped %s",
+				settle, bounced, sum, limit, matched, rep.Result.Stopped)
+		}
+		if settle == 0 && bounced == 0 {
+			t.Errorf("without a settle no page was captured mid-bounce: the fake does not bounce")
+		}
+	}
 }
