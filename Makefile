@@ -29,7 +29,7 @@ ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT
 ARM64_BIN   = out/openlolo-linux-arm64
 
 .PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
-	test-kernel test-net test-interop test-clients test-browser image test-image buildroot-image update-bundle test-update
+	test-kernel test-net test-interop test-clients test-browser image test-image buildroot-image update-bundle test-update test-wifi
 
 all: build
 
@@ -158,6 +158,11 @@ test-update: build
 ## test-image: build the image twice (byte-identical), boot it under QEMU and drive it as an owner and a client
 test-image: image
 	VERSION=$(VERSION) sh image/test-image.sh
+
+## test-wifi: the setup Wi-Fi network under QEMU: the card with three mac80211_hwsim radios (box, home AP, phone)
+test-wifi:
+	@[ -f out/openlolo-$(VERSION)-rpi.img.buildinfo ] || $(MAKE) image VERSION=$(VERSION)
+	$(GO) run ./image/boottest -wifi -timeout 20m -image out/openlolo-$(VERSION)-rpi.img
 
 ## buildroot-image: the production image with Buildroot (needs internet; not run by CI)
 buildroot-image:

@@ -52,6 +52,10 @@ type Config struct {
 	// HTTPAddr, when set, is a plain-HTTP address that only redirects to
 	// HTTPS.
 	HTTPAddr string
+	// HTTPFront, when set, wraps the plain-HTTP entry's handler (serve
+	// --wifi: requests that arrived on the setup network's address go to
+	// its page, the rest to the redirects).
+	HTTPFront func(http.Handler) http.Handler
 	// RotateCert makes a new LAN certificate instead of reusing the stored
 	// one.
 	RotateCert bool
@@ -427,13 +431,20 @@ func (b *Box) listen() error {
 	hosts.Any = hosts.Any && entry.IsLoopback(b.cfg.HTTPAddr)
 	b.redir, err = entry.Listen(entry.Config{
 		Addr:    b.cfg.HTTPAddr,
-		Handler: entry.SecurityHeaders(entry.Redirect(hosts, port)),
+		Handler: b.httpFront(entry.SecurityHeaders(entry.Redirect(hosts, port))),
 		Logger:  b.log.With("entry", "http"),
 	})
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
 	return nil
+}
+
+func (b *Box) httpFront(h http.Handler) http.Handler {
+	if b.cfg.HTTPFront == nil {
+		return h
+	}
+	return b.cfg.HTTPFront(h)
 }
 
 // Name is the box name.

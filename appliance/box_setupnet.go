@@ -3,6 +3,7 @@ package appliance
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/setupnet"
@@ -17,8 +18,13 @@ type setupOwner struct{ p *owner.Pages }
 
 func (o setupOwner) Claimed(ctx context.Context) (bool, error) { return o.p.Claimed(ctx) }
 
-func (o setupOwner) IsOwnerPassphrase(ctx context.Context, pass string) (bool, error) {
-	return o.p.IsOwnerPassphrase(ctx, pass)
+func (o setupOwner) CheckOwnerPassphrase(r *http.Request, pass string) (bool, error) {
+	ok, err := o.p.CheckOwnerPassphrase(r, pass)
+	var le *owner.LockedError
+	if errors.As(err, &le) {
+		return false, errors.Join(&setupnet.LockedError{Until: le.Until}, err)
+	}
+	return ok, err
 }
 
 func (o setupOwner) ClaimInPerson(ctx context.Context, pass string) error {

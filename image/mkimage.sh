@@ -132,6 +132,9 @@ if [ -n "${ROOT_OVERLAY:-}" ]; then
 fi
 install -m 0755 "$OPENLOLO_BIN" "$R/usr/bin/openlolo"
 install -m 0755 "$P/sbin/wpa_supplicant" "$R/usr/sbin/wpa_supplicant"
+# the setup Wi-Fi network's access point, and iw
+install -m 0755 "$P/usr/sbin/hostapd" "$R/usr/sbin/hostapd"
+install -m 0755 "$P/sbin/iw" "$R/usr/sbin/iw"
 for t in e2fsck resize2fs; do install -m 0755 "$P/sbin/$t" "$R/usr/sbin/$t"; done
 # the OCR engine openlolo_find_text runs, with its English data (appliance/ocr)
 install -m 0755 "$P/usr/bin/tesseract" "$R/usr/bin/tesseract"
@@ -139,7 +142,7 @@ mkdir -p "$R/usr/share/tesseract-ocr/5/tessdata"
 cp "$P/usr/share/tesseract-ocr/5/tessdata/eng.traineddata" "$R/usr/share/tesseract-ocr/5/tessdata/"
 # shared libraries the dynamic tools need, by their DT_NEEDED closure
 libdirs="$P/lib/aarch64-linux-gnu $P/usr/lib/aarch64-linux-gnu"
-queue="$R/usr/sbin/wpa_supplicant $R/usr/sbin/e2fsck $R/usr/sbin/resize2fs $R/usr/bin/tesseract"
+queue="$R/usr/sbin/wpa_supplicant $R/usr/sbin/hostapd $R/usr/sbin/iw $R/usr/sbin/e2fsck $R/usr/sbin/resize2fs $R/usr/bin/tesseract"
 while [ -n "$queue" ]; do
   next=
   for f in $queue; do
@@ -161,7 +164,7 @@ for f in "$P"/lib/firmware/brcm/brcmfmac4343[0-9]* "$P"/lib/firmware/brcm/brcmfm
   [ -e "$f" ] && cp -L "$f" "$R/lib/firmware/brcm/"
 done
 mods "$R" configfs libcomposite usb_f_hid dwc2 phy-generic dummy_hcd uvcvideo \
-  brcmfmac smsc95xx lan78xx genet mdio-bcm-unimac broadcom xhci-pci virtio_net virtio-rng \
+  brcmfmac mac80211_hwsim smsc95xx lan78xx genet mdio-bcm-unimac broadcom xhci-pci virtio_net virtio-rng \
   ext4 crc32c_generic vfat nls_cp437 nls_iso8859-1 nls_ascii \
   bcm2835_wdt bcm2835-rng iproc-rng200 raspberrypi-cpufreq bcm2835_thermal i2c-bcm2835 spi-bcm2835 reset-raspberrypi
 # the update key: bundles signed with its private half are the only ones this root installs

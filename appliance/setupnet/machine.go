@@ -158,6 +158,7 @@ type Machine struct {
 type command struct {
 	kind   string // start, online, offline, open, close, join
 	online bool
+	saved  bool // start: the radio has saved networks
 	trig   Trigger
 	net    Network
 	reply  chan error
@@ -212,10 +213,18 @@ func (m *Machine) send(ctx context.Context, c command) error {
 	}
 }
 
-// Boot tells the machine whether a Wi-Fi or wired link works at boot; with
-// none, the setup network opens.
+// Boot tells the machine whether a Wi-Fi or wired link works at boot, on
+// a radio with no saved network; with none, the setup network opens.
 func (m *Machine) Boot(ctx context.Context, online bool) error {
 	return m.send(ctx, command{kind: "start", online: online})
+}
+
+// BootWithSaved is Boot on a radio with saved networks: without a link,
+// the setup network opens only if none comes within Config.OfflineGrace
+// (after a power cut the router may come up later than the box; opening at
+// once would keep the box off its network for the setup window).
+func (m *Machine) BootWithSaved(ctx context.Context, online bool) error {
+	return m.send(ctx, command{kind: "start", online: online, saved: true})
 }
 
 // SetOnline tells the machine the link came back or was lost; lost for
@@ -330,7 +339,7 @@ func (m *Machine) Run(ctx context.Context) error {
 				m.update(func(s *Status) { s.Online = c.online })
 				switch {
 				case joining:
-				case c.kind == "start" && !online:
+				case c.kind == "start" && !online && !c.saved:
 					err = open(TriggerBoot)
 				case !online && graceT == nil:
 					graceT = time.NewTimer(m.cfg.OfflineGrace)

@@ -251,3 +251,33 @@ func TestNewRefusesBadSetupNetwork(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitsAtBootForASavedNetwork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newFakeRadio(home, "home")
+		m := run(t, r)
+		ctx := t.Context()
+		if err := m.BootWithSaved(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		// The router comes up after the box: no setup network meanwhile.
+		time.Sleep(60 * time.Second)
+		wantState(t, m, setupnet.StateClosed)
+		_ = m.SetOnline(ctx, true)
+		time.Sleep(time.Hour)
+		wantState(t, m, setupnet.StateClosed)
+		if calls, _, _ := r.state(); len(calls) != 0 {
+			t.Fatalf("radio calls %q, want none", calls)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		m := run(t, newFakeRadio(home, "home"))
+		_ = m.BootWithSaved(t.Context(), false)
+		time.Sleep(119 * time.Second)
+		wantState(t, m, setupnet.StateClosed)
+		time.Sleep(time.Second)
+		if st := wantState(t, m, setupnet.StateOpen); st.Trigger != setupnet.TriggerOffline {
+			t.Fatalf("trigger %s, want offline (no saved network came back)", st.Trigger)
+		}
+	})
+}

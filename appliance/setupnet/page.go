@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Seen is a network the radio sees.
@@ -33,8 +35,20 @@ type Owner interface {
 	// setup network is the proof of presence. It returns ErrClaimed or
 	// ErrOwnerPassphrase for those refusals.
 	ClaimInPerson(ctx context.Context, passphrase string) error
-	// IsOwnerPassphrase checks the owner's passphrase.
-	IsOwnerPassphrase(ctx context.Context, passphrase string) (bool, error)
+	// CheckOwnerPassphrase checks the owner's passphrase for r under the
+	// owner login's lock-out: while r's source (or the box) is past its
+	// limit, it answers an error wrapping a *LockedError without checking.
+	CheckOwnerPassphrase(r *http.Request, passphrase string) (bool, error)
+}
+
+// LockedError is the Owner's refusal to check a passphrase while too many
+// wrong ones came in.
+type LockedError struct {
+	Until time.Time
+}
+
+func (e *LockedError) Error() string {
+	return "setupnet: too many wrong owner passphrases; locked until " + e.Until.UTC().Format(time.RFC3339)
 }
 
 // Page is the setup network's own page: scan, join, the handoff, the last
@@ -199,7 +213,14 @@ func (p *Page) join(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if claimed {
-		ok, err := p.Owner.IsOwnerPassphrase(ctx, r.PostFormValue("owner"))
+		ok, err := p.Owner.CheckOwnerPassphrase(r, r.PostFormValue("owner"))
+		var le *LockedError
+		if errors.As(err, &le) {
+			wait := max(time.Until(le.Until).Round(time.Second), time.Second)
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())))
+			p.fail(w, r, http.StatusTooManyRequests, "Too many wrong owner passphrases: the box does not check any more for "+wait.String()+". Wait, then try again.")
+			return
+		}
 		if err != nil {
 			p.internal(w, err)
 			return

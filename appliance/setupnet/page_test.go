@@ -2,6 +2,7 @@ package setupnet_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +20,9 @@ import (
 // fakeOwner is the owner behind setupnet.Owner (appliance/owner's Pages is
 // the real one, tested in its package).
 type fakeOwner struct {
-	mu   sync.Mutex
-	pass string // "" unclaimed
+	mu          sync.Mutex
+	pass        string    // "" unclaimed
+	lockedUntil time.Time // the lock-out, when set
 }
 
 func (o *fakeOwner) Claimed(context.Context) (bool, error) {
@@ -42,9 +44,12 @@ func (o *fakeOwner) ClaimInPerson(_ context.Context, p string) error {
 	return nil
 }
 
-func (o *fakeOwner) IsOwnerPassphrase(_ context.Context, p string) (bool, error) {
+func (o *fakeOwner) CheckOwnerPassphrase(_ *http.Request, p string) (bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if !o.lockedUntil.IsZero() {
+		return false, fmt.Errorf("fake owner: %w", &setupnet.LockedError{Until: o.lockedUntil})
+	}
 	return o.pass != "" && p == o.pass, nil
 }
 
@@ -238,6 +243,27 @@ func TestPageClaimOnlyOnSetupListener(t *testing.T) {
 		}
 		if w := do(h, setupAddr, "POST", "/join", url.Values{"ssid": {"home"}, "passphrase": {"correct horse"}, "owner": {"a long passphrase"}}); w.Code != http.StatusAccepted {
 			t.Errorf("owner's join = %d %s, want 202", w.Code, w.Body)
+		}
+	})
+}
+
+// TestPageOwnerPassphraseLockedOut: while the owner's lock-out holds, a
+// join on a claimed box is refused with 429 and a wait, and nothing joins.
+func TestPageOwnerPassphraseLockedOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &fakeOwner{pass: "the owner's passphrase", lockedUntil: time.Now().Add(45 * time.Second)}
+		h, m, r := page(t, o)
+		synctest.Wait()
+		w := do(h, setupAddr, "POST", "/join", url.Values{"ssid": {"home"}, "passphrase": {"correct horse"}, "owner": {"the owner's passphrase"}})
+		if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "45" || !strings.Contains(w.Body.String(), "Too many wrong owner passphrases") {
+			t.Fatalf("locked join: %d Retry-After %q %q", w.Code, w.Header().Get("Retry-After"), w.Body.String())
+		}
+		time.Sleep(time.Minute)
+		if st := m.Status(); st.State != setupnet.StateOpen {
+			t.Errorf("a locked-out join changed the state: %+v", st)
+		}
+		if calls, _, _ := r.state(); len(calls) != 1 {
+			t.Errorf("radio calls %q, want only the opening", calls)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,9 +68,15 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	if err := gpioF.check(fs); err != nil {
 		return err
 	}
-	setupAddr, err := wifiF.check(*httpAddr)
+	setupAt, err := wifiF.check(*httpAddr)
 	if err != nil {
 		return err
+	}
+	var front *setupFront
+	var httpFront func(http.Handler) http.Handler
+	if setupAt.Shared {
+		front = &setupFront{addr: setupAt.Addr}
+		httpFront = front.wrap
 	}
 	log := c.logger()
 	ph, err := openPhone(ctx, *backend, *simSize, gadget.Options{
@@ -107,6 +114,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		Phone:         ph,
 		LANAddr:       *lan,
 		HTTPAddr:      *httpAddr,
+		HTTPFront:     httpFront,
 		RotateCert:    *rotate,
 		SetupCodeFile: *setupFile,
 		MDNS:          *mdns,
@@ -120,7 +128,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	if *wifiF.iface != "" {
-		return runWithSetupNet(ctx, box, wifiF, setupAddr, *state, c.Stdout, log)
+		return runWithSetupNet(ctx, box, wifiF, setupAt, front, *state, c.Stdout, log)
 	}
 	return box.Run(ctx)
 }

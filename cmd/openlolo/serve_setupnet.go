@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance"
@@ -20,35 +21,77 @@ import (
 // setupNetFlags are serve's setup Wi-Fi network flags (issue 18); off
 // unless --wifi names the radio.
 type setupNetFlags struct {
-	iface, card, addr, wired, country, runDir *string
+	iface, card, addr, wired, country, runDir, conf *string
 }
 
 func addSetupNetFlags(fs *flag.FlagSet) setupNetFlags {
 	return setupNetFlags{
 		iface:   fs.String("wifi", "", "open the setup Wi-Fi network on this radio (e.g. wlan0) when the box has no link; empty: off"),
 		card:    fs.String("wifi-card", "/boot/openlolo", "with --wifi: the folder the setup card (setup-card.txt and its QR codes) is written to"),
-		addr:    fs.String("wifi-addr", "192.168.4.1", "with --wifi: the box's address on the setup network (its page, DNS and DHCP answer there)"),
+		addr:    fs.String("wifi-addr", "192.168.4.1", "with --wifi: the box's address on the setup network, a /24 (its page, DNS and DHCP answer there)"),
 		wired:   fs.String("wifi-wired", "eth0", "with --wifi: the wired interface whose working link keeps the setup network closed at boot; empty: none"),
 		country: fs.String("wifi-country", "", "with --wifi: the setup network's regulatory domain (e.g. GB); empty: the kernel's"),
-		runDir:  fs.String("wifi-run", "/run/openlolo", "with --wifi: where hostapd's files and the control sockets' local ends go"),
+		runDir:  fs.String("wifi-run", "/run/openlolo", "with --wifi: where hostapd's and udhcpd's files and the control sockets' local ends go"),
+		conf:    fs.String("wifi-conf", "/data/openlolo/wifi/wpa_supplicant.conf", "with --wifi: wpa_supplicant's configuration file (the saved networks), given back to it when the setup network closes"),
 	}
 }
 
+// setupAt is where the setup page answers: its address, and whether it
+// shares the box's plain-HTTP entry (a wildcard --http on port 80, where
+// a listener of its own could not bind).
+type setupAt struct {
+	Addr   netip.Addr
+	Shared bool
+}
+
 // check refuses setup-network flags that cannot work.
-func (f setupNetFlags) check(httpAddr string) (netip.Addr, error) {
+func (f setupNetFlags) check(httpAddr string) (setupAt, error) {
 	if *f.iface == "" {
-		return netip.Addr{}, nil
+		return setupAt{}, nil
 	}
 	a, err := netip.ParseAddr(*f.addr)
 	if err != nil || !a.Is4() {
-		return netip.Addr{}, usagef("--wifi-addr %q: give the setup network's IPv4 address (e.g. 192.168.4.1)", *f.addr)
+		return setupAt{}, usagef("--wifi-addr %q: give the setup network's IPv4 address (e.g. 192.168.4.1)", *f.addr)
 	}
+	at := setupAt{Addr: a}
 	if host, port, err := net.SplitHostPort(httpAddr); err == nil && port == "80" {
 		if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
-			return netip.Addr{}, usagef("--http %s takes port 80 on every address, where the setup page must answer on %s: give --http the LAN address (e.g. 192.168.1.5:80) or leave it out", httpAddr, a)
+			at.Shared = true
+		} else if err == nil && ip == a {
+			return setupAt{}, usagef("--http %s is the setup network's address: give --http the LAN address or a wildcard (:80)", httpAddr)
 		}
 	}
-	return a, nil
+	return at, nil
+}
+
+// setupFront sends the plain-HTTP entry's requests that arrived on the
+// setup address to the setup network's handler (once it is set), the rest
+// on to the box's redirects.
+type setupFront struct {
+	addr netip.Addr
+	h    atomic.Pointer[http.Handler]
+}
+
+func (f *setupFront) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := f.h.Load(); h != nil && arrivedOn(r, f.addr) {
+			(*h).ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (f *setupFront) set(h http.Handler) { f.h.Store(&h) }
+
+// arrivedOn reports whether r came in on the local address a.
+func arrivedOn(r *http.Request, a netip.Addr) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(la.String())
+	return err == nil && ap.Addr().Unmap() == a
 }
 
 // setupNet is what the setup network runs with: the radio, the box's
@@ -57,13 +100,15 @@ type setupNet struct {
 	Radio    setupnet.Radio
 	Scanner  setupnet.Scanner
 	Online   func(ctx context.Context) bool // a working Wi-Fi or wired link
+	Saved    func(ctx context.Context) bool // the radio has saved networks; nil: none
 	Owner    setupnet.Owner
 	BoxID    string // the box name, for the SSID and the .local name
 	LANURL   string
 	StateDir string // the setup password is kept here
 	CardDir  string
 	Addr     netip.Addr
-	HTTP     net.Listener   // on Addr:80
+	HTTP     net.Listener   // on Addr:80; nil: Front
+	Front    *setupFront    // the box's plain-HTTP entry, when HTTP is nil
 	DNS      net.PacketConn // on Addr:53
 	Out      io.Writer      // the console: the card is printed here
 	Log      *slog.Logger
@@ -102,7 +147,12 @@ func (s *setupNet) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 3)
-	go func() { errc <- ignoreClosed(srv.Serve(s.HTTP)) }()
+	if s.HTTP != nil {
+		go func() { errc <- ignoreClosed(srv.Serve(s.HTTP)) }()
+	} else {
+		s.Front.set(srv.Handler)
+		errc <- nil
+	}
 	go func() { errc <- (&setupnet.DNS{Box: s.Addr, Log: s.Log}).Serve(ctx, s.DNS) }()
 	go func() { errc <- m.Run(ctx) }()
 	go func() {
@@ -129,7 +179,11 @@ func (s *setupNet) watch(ctx context.Context, m *setupnet.Machine) error {
 		poll = 10 * time.Second
 	}
 	online := s.Online(ctx)
-	if err := m.Boot(ctx, online); err != nil {
+	boot := m.Boot
+	if s.Saved != nil && s.Saved(ctx) {
+		boot = m.BootWithSaved
+	}
+	if err := boot(ctx, online); err != nil {
 		return fmt.Errorf("setup network: %w", err)
 	}
 	t := time.NewTicker(poll)
@@ -159,16 +213,6 @@ func ignoreClosed(err error) error {
 	return err
 }
 
-// Scan implements setupnet.Scanner.
-func (r *wifiRadio) Scan(ctx context.Context) ([]setupnet.Seen, error) {
-	nets, err := r.sup.Scan(ctx)
-	out := make([]setupnet.Seen, 0, len(nets))
-	for _, n := range nets {
-		out = append(out, setupnet.Seen{SSID: n.SSID, Signal: n.Signal, Security: string(n.Security)})
-	}
-	return out, err
-}
-
 // linkWorks reports whether any of ifaces has an address and a gateway
 // that answers.
 func linkWorks(ctx context.Context, ifaces ...string) bool {
@@ -185,15 +229,19 @@ func linkWorks(ctx context.Context, ifaces ...string) bool {
 
 // runWithSetupNet runs the box and, beside it, the setup network on the
 // radio f names; either ending ends both.
-func runWithSetupNet(ctx context.Context, box *appliance.Box, f setupNetFlags, addr netip.Addr, stateDir string, out io.Writer, log *slog.Logger) error {
-	ln, pc, err := listenSetup(ctx, addr.String())
+func runWithSetupNet(ctx context.Context, box *appliance.Box, f setupNetFlags, at setupAt, front *setupFront, stateDir string, out io.Writer, log *slog.Logger) error {
+	ln, pc, err := listenSetup(ctx, at.Addr.String(), !at.Shared)
 	if err != nil {
-		return fmt.Errorf("setup network: listen on %s: %w", addr, err)
+		return fmt.Errorf("setup network: listen on %s: %w", at.Addr, err)
 	}
-	radio := newWiFiRadio(*f.iface, *f.country, *f.runDir)
+	slog := log.With("service", "setupnet")
+	paths := defaultRadioPaths(*f.iface)
+	paths.conf = *f.conf
+	radio := newWiFiRadio(*f.iface, *f.country, *f.runDir, netip.PrefixFrom(at.Addr, 24), paths, slog)
 	sn := &setupNet{Radio: radio, Scanner: radio, Owner: box.SetupOwner(), BoxID: box.Name(), LANURL: box.LANURL(),
-		StateDir: stateDir, CardDir: *f.card, Addr: addr, HTTP: ln, DNS: pc, Out: out, Log: log.With("service", "setupnet"),
-		Online: func(ctx context.Context) bool { return linkWorks(ctx, *f.iface, *f.wired) }}
+		StateDir: stateDir, CardDir: *f.card, Addr: at.Addr, HTTP: ln, Front: front, DNS: pc, Out: out, Log: slog,
+		Online: func(ctx context.Context) bool { return linkWorks(ctx, *f.iface, *f.wired) },
+		Saved:  radio.hasSaved}
 	return runBeside(ctx, box.Run, func(ctx context.Context) error {
 		// The box keeps serving the LAN without its setup network.
 		if err := sn.run(ctx); err != nil {

@@ -19,14 +19,21 @@ var freebind = net.ListenConfig{Control: func(network, address string, c syscall
 	return serr
 }}
 
-func listenSetup(ctx context.Context, addr string) (net.Listener, net.PacketConn, error) {
-	ln, err := freebind.Listen(ctx, "tcp4", net.JoinHostPort(addr, "80"))
-	if err != nil {
-		return nil, nil, err
+// listenSetup binds the setup address's DNS port and, with web, its port
+// 80 (without: the box's plain-HTTP entry serves the page).
+func listenSetup(ctx context.Context, addr string, web bool) (net.Listener, net.PacketConn, error) {
+	var ln net.Listener
+	if web {
+		var err error
+		if ln, err = freebind.Listen(ctx, "tcp4", net.JoinHostPort(addr, "80")); err != nil {
+			return nil, nil, err
+		}
 	}
 	pc, err := freebind.ListenPacket(ctx, "udp4", net.JoinHostPort(addr, "53"))
 	if err != nil {
-		ln.Close()
+		if ln != nil {
+			ln.Close()
+		}
 		return nil, nil, err
 	}
 	return ln, pc, nil

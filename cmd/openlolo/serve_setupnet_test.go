@@ -197,24 +197,28 @@ func TestSetupNetWiring(t *testing.T) {
 
 func TestSetupNetFlagChecks(t *testing.T) {
 	for _, tc := range []struct {
-		args []string
-		http string
-		ok   bool
+		args   []string
+		http   string
+		ok     bool
+		shared bool
 	}{
-		{nil, ":80", true}, // off: nothing to check
-		{[]string{"--wifi", "wlan0"}, "", true},
-		{[]string{"--wifi", "wlan0"}, "192.168.1.5:80", true},
-		{[]string{"--wifi", "wlan0"}, ":80", false},
-		{[]string{"--wifi", "wlan0"}, "0.0.0.0:80", false},
-		{[]string{"--wifi", "wlan0", "--wifi-addr", "fe80::1"}, "", false},
+		{nil, ":80", true, false}, // off: nothing to check
+		{[]string{"--wifi", "wlan0"}, "", true, false},
+		{[]string{"--wifi", "wlan0"}, "192.168.1.5:80", true, false},
+		// a wildcard port 80 cannot be bound beside the setup address's: the page shares it
+		{[]string{"--wifi", "wlan0"}, ":80", true, true},
+		{[]string{"--wifi", "wlan0"}, "0.0.0.0:80", true, true},
+		{[]string{"--wifi", "wlan0"}, "192.168.4.1:80", false, false},
+		{[]string{"--wifi", "wlan0", "--wifi-addr", "fe80::1"}, "", false, false},
 	} {
 		fs := newTestFlagSet()
 		f := addSetupNetFlags(fs)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.check(tc.http); (err == nil) != tc.ok {
-			t.Errorf("%v --http %q: %v, want ok=%v", tc.args, tc.http, err, tc.ok)
+		at, err := f.check(tc.http)
+		if (err == nil) != tc.ok || at.Shared != tc.shared {
+			t.Errorf("%v --http %q: %+v, %v, want ok=%v shared=%v", tc.args, tc.http, at, err, tc.ok, tc.shared)
 		}
 	}
 }

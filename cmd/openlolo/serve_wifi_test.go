@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance/setupnet"
@@ -29,8 +30,9 @@ func TestJoinReason(t *testing.T) {
 func TestWiFiRadioWithoutDaemons(t *testing.T) {
 	// No wpa_supplicant: opening the AP fails with the cause, and a join
 	// is a JoinError the policy can show.
-	r := newWiFiRadio("wlan-none", "", t.TempDir())
-	r.sup.Ctrl.Path = t.TempDir() + "/absent"
+	absent := t.TempDir() + "/absent"
+	r := newWiFiRadio("wlan-none", "", t.TempDir(), netip.MustParsePrefix("192.168.4.1/24"),
+		radioPaths{ctrlDir: absent, global: absent + "/global", conf: absent + "/conf", dhcpcPID: absent + "/pid"}, nil)
 	if err := r.OpenAP(t.Context(), setupnet.AP{SSID: "openlolo-setup-3f2a", Passphrase: "k7dm-2xqa-9fhe-wp3t"}); err == nil {
 		t.Fatal("OpenAP succeeded without wpa_supplicant")
 	}

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -79,52 +76,38 @@ func (c APConfig) Config() ([]byte, error) {
 type Hostapd struct {
 	Path string // the hostapd binary; "" is "hostapd" on PATH
 	Dir  string // where the configuration is written (e.g. /run/openlolo)
-	cmd  *exec.Cmd
-	done chan error
-	cfg  APConfig
+	proc process
 }
 
 // Start writes the configuration and starts hostapd; it returns once
 // hostapd answers PING on its control socket, or with hostapd's failure.
 func (h *Hostapd) Start(ctx context.Context, cfg APConfig) error {
-	if h.cmd != nil {
-		return errors.New("wifi: hostapd: already running")
-	}
 	conf, err := cfg.Config()
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(h.Dir, 0o700); err != nil {
+	path, err := writeConf(h.Dir, "hostapd.conf", conf)
+	if err != nil {
 		return fmt.Errorf("wifi: hostapd: %w", err)
-	}
-	path := filepath.Join(h.Dir, "hostapd.conf")
-	if err := os.WriteFile(path, conf, 0o600); err != nil {
-		return fmt.Errorf("wifi: hostapd: write config: %w", err)
 	}
 	bin := h.Path
 	if bin == "" {
 		bin = "hostapd"
 	}
-	var out bytes.Buffer
-	cmd := exec.Command(bin, path)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("wifi: hostapd: start: %w", err)
+	if err := h.proc.start("hostapd", bin, path); err != nil {
+		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	h.cmd, h.done, h.cfg = cmd, done, cfg
 	ctrl := &Ctrl{Path: filepath.Join(ctrlDir(cfg), cfg.Interface), LocalDir: h.Dir}
 	for {
 		if reply, err := ctrl.Request(ctx, "PING"); err == nil && strings.TrimSpace(reply) == "PONG" {
 			return nil
 		}
+		if err := h.proc.exited(); err != nil {
+			return err
+		}
 		select {
-		case err := <-done:
-			h.cmd = nil
-			return fmt.Errorf("wifi: hostapd exited (%v): %s", err, strings.TrimSpace(out.String()))
 		case <-ctx.Done():
-			_ = h.Stop()
+			_ = h.proc.stop()
 			return fmt.Errorf("wifi: hostapd: not answering: %w", ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
@@ -139,17 +122,4 @@ func ctrlDir(c APConfig) string {
 }
 
 // Stop ends hostapd (SIGTERM, then SIGKILL after 5 s).
-func (h *Hostapd) Stop() error {
-	if h.cmd == nil {
-		return nil
-	}
-	_ = h.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-h.done:
-	case <-time.After(5 * time.Second):
-		_ = h.cmd.Process.Kill()
-		<-h.done
-	}
-	h.cmd = nil
-	return nil
-}
+func (h *Hostapd) Stop() error { return h.proc.stop() }

@@ -290,3 +290,37 @@ func NeighborAnswers(r io.Reader, iface string, ip netip.Addr) (bool, error) {
 	}
 	return false, sc.Err()
 }
+
+// Saved is one of wpa_supplicant's configured networks.
+type Saved struct {
+	ID       string
+	SSID     string
+	Current  bool // the network the radio is on
+	Disabled bool
+}
+
+// ParseNetworks reads a LIST_NETWORKS reply: a header line, then
+// "id\tssid\tbssid\tflags" lines (the SSID escaped as in STATUS). Lines
+// that do not parse are left out.
+func ParseNetworks(s string) []Saved {
+	var out []Saved
+	for i, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if i == 0 && strings.HasPrefix(line, "network id") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 4 {
+			continue
+		}
+		if _, err := strconv.Atoi(f[0]); err != nil {
+			continue
+		}
+		ssid, err := Unescape(f[1])
+		if err != nil {
+			continue
+		}
+		out = append(out, Saved{ID: f[0], SSID: ssid, Current: strings.Contains(f[3], "[CURRENT]"),
+			Disabled: strings.Contains(f[3], "[DISABLED]")})
+	}
+	return out
+}

@@ -125,3 +125,17 @@ func TestNeighborAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNetworks(t *testing.T) {
+	reply := "network id / ssid / bssid / flags\n0\thome\tany\t[CURRENT]\n1\tcaf\\xc3\\xa9 \\\"x\\\"\tany\t[DISABLED]\nx\tbad\tany\t\n"
+	got := ParseNetworks(reply)
+	want := []Saved{{ID: "0", SSID: "home", Current: true}, {ID: "1", SSID: "café \"x\"", Disabled: true}}
+	if len(got) != len(want) {
+		t.Fatalf("ParseNetworks = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("ParseNetworks[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

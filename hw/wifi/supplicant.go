@@ -220,3 +220,84 @@ func LinkOf(ctx context.Context, iface string) (Link, error) {
 	}
 	return l, nil
 }
+
+// Global is wpa_supplicant's global control socket (wpa_supplicant -g
+// PATH), through which it lets go of an interface while hostapd has it
+// and takes it back after: two daemons driving one radio at once fight
+// over its mode.
+type Global struct {
+	Ctrl Ctrl
+}
+
+// Remove makes wpa_supplicant let go of iface. An interface it does not
+// hold is not an error.
+func (g *Global) Remove(ctx context.Context, iface string) error {
+	reply, err := g.Ctrl.Request(ctx, "INTERFACE_REMOVE "+iface)
+	if err != nil && strings.HasPrefix(reply, "FAIL") && !g.holds(ctx, iface) {
+		return nil
+	}
+	return err
+}
+
+// Add makes wpa_supplicant take iface with its configuration file conf
+// (whose ctrl_interface names the interface's socket folder).
+func (g *Global) Add(ctx context.Context, iface, conf string) error {
+	if g.holds(ctx, iface) {
+		return nil
+	}
+	if strings.ContainsAny(iface+conf, "\t\n") {
+		return fmt.Errorf("wifi: interface add: tab or newline in %q or %q", iface, conf)
+	}
+	_, err := g.Ctrl.Request(ctx, "INTERFACE_ADD "+iface+"\t"+conf+"\tnl80211")
+	return err
+}
+
+func (g *Global) holds(ctx context.Context, iface string) bool {
+	reply, err := g.Ctrl.Request(ctx, "INTERFACES")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(reply, "\n") {
+		if strings.TrimSpace(l) == iface {
+			return true
+		}
+	}
+	return false
+}
+
+// Networks lists the saved networks (LIST_NETWORKS).
+func (s *Supplicant) Networks(ctx context.Context) ([]Saved, error) {
+	reply, err := s.Ctrl.Request(ctx, "LIST_NETWORKS")
+	if err != nil {
+		return nil, err
+	}
+	return ParseNetworks(reply), nil
+}
+
+// Remove forgets a saved network for good (REMOVE_NETWORK, SAVE_CONFIG).
+func (s *Supplicant) Remove(ctx context.Context, id string) error {
+	if _, err := strconv.Atoi(id); err != nil {
+		return fmt.Errorf("wifi: remove network: %q is not an id", id)
+	}
+	if _, err := s.Ctrl.Request(ctx, "REMOVE_NETWORK "+id); err != nil {
+		return err
+	}
+	_, err := s.Ctrl.Request(ctx, "SAVE_CONFIG")
+	return err
+}
+
+// Signal returns the current link's signal (SIGNAL_POLL RSSI, dBm); ok
+// is false when not associated.
+func (s *Supplicant) Signal(ctx context.Context) (dBm int, ok bool) {
+	reply, err := s.Ctrl.Request(ctx, "SIGNAL_POLL")
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(reply, "\n") {
+		if v, found := strings.CutPrefix(strings.TrimSpace(l), "RSSI="); found {
+			n, err := strconv.Atoi(v)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}

@@ -74,6 +74,7 @@ type machineSpec struct {
 	disk    string
 	files   *bootFiles
 	echo    io.Writer // console lines, or nil
+	cmdline []string  // more kernel command-line words (the Wi-Fi scenario's)
 }
 
 // freePort returns a TCP port on 127.0.0.1 nobody listens on now.
@@ -106,7 +107,7 @@ func boot(ctx context.Context, s machineSpec) (*machine, error) {
 	cfg := vm.Config{
 		Kernel:  s.files.Kernel,
 		Initrd:  s.files.Initrd,
-		Append:  testCmdline(s.files.Cmdline),
+		Append:  strings.Join(append([]string{testCmdline(s.files.Cmdline)}, s.cmdline...), " "),
 		Done:    "reboot: ",
 		Console: m.con,
 	}

@@ -19,6 +19,7 @@ func main() {
 	timeout := flag.Duration("timeout", 25*time.Minute, "give up after this long")
 	v2 := flag.String("update-v2", "", "the update scenario (make test-update): a good bundle newer than the image")
 	v3 := flag.String("update-v3", "", "the update scenario: a bundle whose version fails its self-check")
+	wifi := flag.Bool("wifi", false, "the setup Wi-Fi scenario (make test-wifi): three mac80211_hwsim radios, the box's, a home access point and a phone")
 	cli := flag.String("openlolo", "bin/openlolo", "the update scenario: the host's openlolo binary (openlolo update)")
 	flag.Parse()
 
@@ -55,7 +56,9 @@ func main() {
 	fmt.Printf("boottest: %s\n", *image)
 	start := time.Now()
 	t := &test{img: *image, dir: dir, r: r, echo: echo}
-	if *v2 != "" || *v3 != "" {
+	if *wifi {
+		(&wifiTest{test: t}).run(ctx)
+	} else if *v2 != "" || *v3 != "" {
 		if *v2 == "" || *v3 == "" {
 			fmt.Fprintln(os.Stderr, "boottest: the update scenario needs -update-v2 and -update-v3")
 			os.Exit(2)
