@@ -91,6 +91,10 @@ type Config struct {
 	// ShutdownTimeout bounds how long Run waits for in-flight requests
 	// when its context ends; 0 means 10 seconds.
 	ShutdownTimeout time.Duration
+	// WiFi is the box's Wi-Fi radio and setup network (serve --wifi): the
+	// Settings page shows and changes it, and the button held 5 to 10 s
+	// and let go opens the setup network. nil: none.
+	WiFi owner.WiFi
 	// Update lets the box update itself from signed bundles (the SD
 	// image); nil: the Settings page says this box does not update itself.
 	Update *UpdateConfig
@@ -274,6 +278,7 @@ func (b *Box) routes() error {
 		SetupCodeFile: b.cfg.SetupCodeFile,
 		StateDir:      b.cfg.StateDir,
 		Reset:         b.factoryReset,
+		WiFi:          b.cfg.WiFi,
 		Logger:        b.log.With("service", "owner"),
 	})
 	if err != nil {

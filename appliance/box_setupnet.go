@@ -37,3 +37,18 @@ func (o setupOwner) ClaimInPerson(ctx context.Context, pass string) error {
 	}
 	return err
 }
+
+// holdReleased is the button held past the reset warning (5 s) and let go
+// before the reset (10 s): the setup Wi-Fi network opens, where the box
+// has one. (A short press is the claim's proof of presence; a hold to the
+// end, the factory reset.)
+func (b *Box) holdReleased(ctx context.Context) {
+	if b.cfg.WiFi == nil {
+		return
+	}
+	if err := b.cfg.WiFi.OpenSetupNetwork(ctx, "button"); err != nil {
+		b.log.Warn("button: open the setup network", "err", err)
+		return
+	}
+	b.log.Info("button: the setup Wi-Fi network is open")
+}

@@ -113,9 +113,10 @@ func (pn *controls) buttonLoop(ctx context.Context) {
 				return
 			}
 		case panel.ResetWarning:
-			log.Warn("button held: the box resets in 5 s unless it is let go")
+			log.Warn("button held: the box resets in 5 s unless it is let go (let go now: the setup Wi-Fi network opens)")
 		case panel.ResetCancelled:
-			log.Info("button let go: factory reset cancelled")
+			log.Info("button let go before the reset: factory reset cancelled")
+			pn.b.holdReleased(ctx)
 		case panel.Reset:
 			if err := pn.b.factoryReset(ctx); err != nil {
 				log.Error("factory reset failed", "err", err)

@@ -164,7 +164,7 @@ for f in "$P"/lib/firmware/brcm/brcmfmac4343[0-9]* "$P"/lib/firmware/brcm/brcmfm
   [ -e "$f" ] && cp -L "$f" "$R/lib/firmware/brcm/"
 done
 mods "$R" configfs libcomposite usb_f_hid dwc2 phy-generic dummy_hcd uvcvideo \
-  brcmfmac mac80211_hwsim smsc95xx lan78xx genet mdio-bcm-unimac broadcom xhci-pci virtio_net virtio-rng \
+  brcmfmac mac80211_hwsim ccm ctr cmac gcm aes-ce-ccm smsc95xx lan78xx genet mdio-bcm-unimac broadcom xhci-pci virtio_net virtio-rng \
   ext4 crc32c_generic vfat nls_cp437 nls_iso8859-1 nls_ascii \
   bcm2835_wdt bcm2835-rng iproc-rng200 raspberrypi-cpufreq bcm2835_thermal i2c-bcm2835 spi-bcm2835 reset-raspberrypi
 # the update key: bundles signed with its private half are the only ones this root installs

@@ -57,6 +57,7 @@ type boxOpts struct {
 	stateDir string // Config.StateDir
 	driver   owner.Driver
 	live     owner.LiveOptions
+	wifi     owner.WiFi
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
@@ -73,7 +74,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 	}
 	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
 	b.pages, err = owner.New(owner.Config{
-		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, Now: clk.Now, SetupCodeFile: b.setupFile,
+		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		Info: func() owner.BoxInfo {
 			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}
 		},

@@ -45,6 +45,9 @@ type Config struct {
 	// Updater installs signed update bundles from the Settings page; nil
 	// when the box does not update itself (the page says so).
 	Updater Updater
+	// WiFi is the box's Wi-Fi radio and setup network for the Settings
+	// page; nil when the box has none (the page says so).
+	WiFi WiFi
 	// Reset, when set, is the box's factory reset (FactoryReset and the
 	// announcement of the new setup code); the Settings page calls it.
 	// nil: the page calls FactoryReset itself.

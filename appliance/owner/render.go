@@ -25,7 +25,7 @@ var staticFS embed.FS
 var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button", "access_revoke", "help"}
 
 // pageParts are sections kept in files of their own, parsed with a page.
-var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset"}, "status": {"status_problems"}}
+var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset", "settings_wifi"}, "status": {"status_problems"}}
 
 // basePage is what every page's layout needs.
 type basePage struct {

@@ -50,6 +50,7 @@ type settingsPage struct {
 	Linked     string // the linked tailnet login
 	Update     *updateView
 	Account    *accountView // the passphrase and the owner's sessions
+	WiFi       *wifiView
 	Done       string
 	Error      string
 }
@@ -66,6 +67,7 @@ func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
 	p.updateRoutes(handle)
 	p.accountRoutes(handle)
 	p.resetRoutes(handle)
+	p.wifiRoutes(handle)
 }
 
 // settingsDone is the confirmation a redirect back to Settings shows.
@@ -97,6 +99,9 @@ func (p *Pages) settings(w http.ResponseWriter, r *http.Request) {
 	if msg == "" {
 		msg = accountDone(done)
 	}
+	if msg == "" {
+		msg = wifiDone(done)
+	}
 	p.showSettings(w, r, http.StatusOK, msg, "")
 }
 
@@ -120,6 +125,7 @@ func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int,
 	if reload {
 		sp.Script, sp.Reload = true, 2
 	}
+	sp.WiFi = p.wifiSection(r.Context(), s.csrf)
 	if sp.Account, err = p.accountSection(r); err != nil {
 		p.internal(w, r, "read the owner's sessions", err)
 		return

@@ -5,9 +5,10 @@
 // appliance builds and is tested without any GPIO library.
 //
 // A short press of the button ([Press]) is proof of presence: it confirms
-// an owner claim that waits for one. Holding it warns ([ResetWarning]),
-// and held on it resets the box ([Reset]); letting go after the warning
-// cancels ([ResetCancelled]).
+// an owner claim that waits for one. Holding it warns ([ResetWarning], at
+// 5 s), and held on it resets the box ([Reset], at 10 s); letting go after
+// the warning cancels the reset and opens the setup Wi-Fi network
+// ([ResetCancelled]), so one hold does both jobs without a second timer.
 package panel
 
 import "time"
@@ -36,7 +37,8 @@ const (
 	// ResetWarning: the button has been held long enough that the box
 	// warns it will reset; letting go now cancels.
 	ResetWarning EventKind = "reset_warning"
-	// ResetCancelled: released after the warning, before the reset.
+	// ResetCancelled: released after the warning, before the reset; the
+	// box opens its setup Wi-Fi network (where it has one).
 	ResetCancelled EventKind = "reset_cancelled"
 	// Reset: held long enough; the box resets to factory state.
 	Reset EventKind = "reset"

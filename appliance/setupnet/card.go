@@ -136,8 +136,8 @@ func (c Card) Text() string {
 3. Choose your home Wi-Fi there.
 
 The setup network opens when the box has no network, 2 minutes after it
-loses it, when the button is held for 5 seconds, or from Settings; it
-closes 10 minutes after opening.
+loses it, when the button is held 5 to 10 seconds and let go (held on,
+the box resets), or from Settings; it closes 10 minutes after opening.
 `, c.SSID, c.Password, c.WiFiQR(), c.PageURL)
 }
 

@@ -96,7 +96,7 @@ type Trigger string
 const (
 	TriggerBoot     Trigger = "boot"     // no working link at boot
 	TriggerOffline  Trigger = "offline"  // the link was lost for OfflineGrace
-	TriggerButton   Trigger = "button"   // the button was held for 5 s
+	TriggerButton   Trigger = "button"   // the button was held 5 to 10 s and let go
 	TriggerSettings Trigger = "settings" // the owner opened it
 	TriggerFailed   Trigger = "failed"   // a join failed
 )
@@ -233,7 +233,7 @@ func (m *Machine) SetOnline(ctx context.Context, online bool) error {
 	return m.send(ctx, command{kind: "online", online: online})
 }
 
-// Open opens the setup network (the button held 5 s, or Settings); open
+// Open opens the setup network (the button held 5 to 10 s, or Settings); open
 // already, its window starts again.
 func (m *Machine) Open(ctx context.Context, why Trigger) error {
 	return m.send(ctx, command{kind: "open", trig: why})
@@ -255,6 +255,20 @@ func (m *Machine) Join(ctx context.Context, n Network) error {
 	return m.send(ctx, command{kind: "join", net: n})
 }
 
+// Switch joins n from Settings: like Join, but it also works with the
+// setup network closed (the box on another network), and a failure does
+// not open the setup network: n is forgotten, the radio goes back to the
+// saved networks (the one it was on), and the reason shows in Status.
+func (m *Machine) Switch(ctx context.Context, n Network) error {
+	if err := CheckSSID(n.SSID); err != nil {
+		return err
+	}
+	if err := CheckPassphrase(n.Passphrase); err != nil {
+		return err
+	}
+	return m.send(ctx, command{kind: "switch", net: n})
+}
+
 // Run does the machine's work until ctx ends; the setup network is closed
 // on the way out.
 func (m *Machine) Run(ctx context.Context) error {
@@ -263,6 +277,7 @@ func (m *Machine) Run(ctx context.Context) error {
 		graceT        *time.Timer
 		windowT       *time.Timer
 		joinDone      chan *JoinError
+		reopen        bool // a failed join opens the setup network
 		online        bool
 	)
 	stopTimer := func(t **time.Timer, c *<-chan time.Time) {
@@ -327,8 +342,12 @@ func (m *Machine) Run(ctx context.Context) error {
 				m.cfg.Log.Info("setupnet: joined", "ssid", m.Status().Joined)
 				continue
 			}
-			m.cfg.Log.Warn("setupnet: join failed; reopening the setup network", "reason", jerr.Reason, "err", jerr.Err)
 			m.update(func(s *Status) { s.State, s.LastError, s.Joining = StateClosed, jerr, "" })
+			if !reopen {
+				m.cfg.Log.Warn("setupnet: join from Settings failed; back on the saved networks", "reason", jerr.Reason, "err", jerr.Err)
+				continue
+			}
+			m.cfg.Log.Warn("setupnet: join failed; reopening the setup network", "reason", jerr.Reason, "err", jerr.Err)
 			_ = open(TriggerFailed)
 		case c := <-m.cmds:
 			var err error
@@ -359,13 +378,14 @@ func (m *Machine) Run(ctx context.Context) error {
 				} else {
 					err = closeAP("settings")
 				}
-			case "join":
-				switch m.Status().State {
-				case StateJoining:
+			case "join", "switch":
+				switch st := m.Status().State; {
+				case st == StateJoining:
 					err = &Error{Code: CodeBusy, Message: "The box is already joining a network; wait for it to finish."}
-				case StateClosed:
-					err = &Error{Code: CodeClosed, Message: "The setup network is closed; open it again (hold the button 5 seconds, or Settings)."}
+				case st == StateClosed && c.kind == "join":
+					err = &Error{Code: CodeClosed, Message: "The setup network is closed; open it again (hold the button 5 to 10 seconds, or Settings)."}
 				default:
+					reopen = st == StateOpen
 					stopTimer(&windowT, &window)
 					m.update(func(s *Status) { s.State, s.Joining, s.ClosesAt = StateJoining, c.net.SSID, time.Time{} })
 					joinDone = make(chan *JoinError, 1)

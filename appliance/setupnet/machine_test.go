@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -278,6 +279,46 @@ func TestWaitsAtBootForASavedNetwork(t *testing.T) {
 		time.Sleep(time.Second)
 		if st := wantState(t, m, setupnet.StateOpen); st.Trigger != setupnet.TriggerOffline {
 			t.Fatalf("trigger %s, want offline (no saved network came back)", st.Trigger)
+		}
+	})
+}
+
+// TestSwitchFromSettings: with the setup network closed, a join from
+// Settings that fails forgets only the new network and leaves the setup
+// network closed (the box stays on the saved ones); one that works is kept.
+func TestSwitchFromSettings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newFakeRadio(home, "home")
+		m := run(t, r)
+		ctx := t.Context()
+		_ = m.Boot(ctx, true)
+		if err := m.Join(ctx, setupnet.Network{SSID: "open-cafe"}); err == nil {
+			t.Fatal("Join with the setup network closed succeeded; only Switch may")
+		}
+		if err := m.Switch(ctx, setupnet.Network{SSID: "home", Passphrase: "wrong password"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		st := wantState(t, m, setupnet.StateClosed)
+		if st.LastError == nil || st.LastError.Reason != setupnet.ReasonWrongPassword {
+			t.Fatalf("status %+v, want the wrong password", st)
+		}
+		calls, saved, ap := r.state()
+		if ap || slices.Contains(calls, "open "+apSSID) || !slices.Equal(saved, []string{"home"}) {
+			t.Fatalf("calls %q, saved %q, AP %v: want no setup network and home still saved", calls, saved, ap)
+		}
+		if err := m.Switch(ctx, setupnet.Network{SSID: "open-cafe"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if st := wantState(t, m, setupnet.StateClosed); st.LastError != nil || st.Joined != "open-cafe" {
+			t.Fatalf("status %+v, want joined open-cafe", st)
+		}
+		if _, saved, _ := r.state(); !slices.Equal(saved, []string{"home", "open-cafe"}) {
+			t.Fatalf("saved %q", saved)
+		}
+		if err := m.Switch(ctx, setupnet.Network{SSID: strings.Repeat("x", 33)}); err == nil {
+			t.Fatal("Switch took a 33-byte SSID")
 		}
 	})
 }

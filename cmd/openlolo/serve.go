@@ -14,6 +14,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi"
@@ -72,6 +73,12 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	var ws *wifiSettings
+	var wifiPage owner.WiFi
+	if *wifiF.iface != "" {
+		ws = &wifiSettings{}
+		wifiPage = ws
+	}
 	var front *setupFront
 	var httpFront func(http.Handler) http.Handler
 	if setupAt.Shared {
@@ -115,6 +122,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		LANAddr:       *lan,
 		HTTPAddr:      *httpAddr,
 		HTTPFront:     httpFront,
+		WiFi:          wifiPage,
 		RotateCert:    *rotate,
 		SetupCodeFile: *setupFile,
 		MDNS:          *mdns,
@@ -128,7 +136,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	if *wifiF.iface != "" {
-		return runWithSetupNet(ctx, box, wifiF, setupAt, front, *state, c.Stdout, log)
+		return runWithSetupNet(ctx, box, wifiF, setupAt, front, ws, *state, c.Stdout, log)
 	}
 	return box.Run(ctx)
 }

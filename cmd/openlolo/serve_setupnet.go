@@ -114,6 +114,9 @@ type setupNet struct {
 	Log      *slog.Logger
 	Poll     time.Duration // how often the link is checked (10 s)
 	Machine  setupnet.Config
+	// Started, when set, gets the machine once it exists (the Settings
+	// page's Wi-Fi section).
+	Started func(*setupnet.Machine)
 }
 
 // run writes and prints the card, serves the page and DNS on the setup
@@ -129,6 +132,9 @@ func (s *setupNet) run(ctx context.Context) error {
 	m, err := setupnet.New(s.Radio, cfg)
 	if err != nil {
 		return err
+	}
+	if s.Started != nil {
+		s.Started(m)
 	}
 	pageURL := "http://" + s.Addr.String() + "/"
 	card := setupnet.Card{SSID: cfg.AP.SSID, Password: pass, PageURL: pageURL}
@@ -184,7 +190,9 @@ func (s *setupNet) watch(ctx context.Context, m *setupnet.Machine) error {
 		boot = m.BootWithSaved
 	}
 	if err := boot(ctx, online); err != nil {
-		return fmt.Errorf("setup network: %w", err)
+		// the radio could not be taken (the error says why); the button
+		// and Settings can try again, and the box serves the LAN meanwhile
+		s.Log.Error("the setup network did not open at boot", "err", err)
 	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
@@ -229,7 +237,7 @@ func linkWorks(ctx context.Context, ifaces ...string) bool {
 
 // runWithSetupNet runs the box and, beside it, the setup network on the
 // radio f names; either ending ends both.
-func runWithSetupNet(ctx context.Context, box *appliance.Box, f setupNetFlags, at setupAt, front *setupFront, stateDir string, out io.Writer, log *slog.Logger) error {
+func runWithSetupNet(ctx context.Context, box *appliance.Box, f setupNetFlags, at setupAt, front *setupFront, ws *wifiSettings, stateDir string, out io.Writer, log *slog.Logger) error {
 	ln, pc, err := listenSetup(ctx, at.Addr.String(), !at.Shared)
 	if err != nil {
 		return fmt.Errorf("setup network: listen on %s: %w", at.Addr, err)
@@ -241,7 +249,8 @@ func runWithSetupNet(ctx context.Context, box *appliance.Box, f setupNetFlags, a
 	sn := &setupNet{Radio: radio, Scanner: radio, Owner: box.SetupOwner(), BoxID: box.Name(), LANURL: box.LANURL(),
 		StateDir: stateDir, CardDir: *f.card, Addr: at.Addr, HTTP: ln, Front: front, DNS: pc, Out: out, Log: slog,
 		Online: func(ctx context.Context) bool { return linkWorks(ctx, *f.iface, *f.wired) },
-		Saved:  radio.hasSaved}
+		Saved:  radio.hasSaved, Started: func(m *setupnet.Machine) { ws.machine.Store(m) }}
+	ws.radio = radio
 	return runBeside(ctx, box.Run, func(ctx context.Context) error {
 		// The box keeps serving the LAN without its setup network.
 		if err := sn.run(ctx); err != nil {

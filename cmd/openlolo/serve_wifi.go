@@ -46,6 +46,7 @@ type wifiRadio struct {
 
 	mu     sync.Mutex
 	apOpen bool
+	ssid   string          // the setup network's, once opened
 	seen   []setupnet.Seen // the scan before the AP opened
 }
 
@@ -89,7 +90,7 @@ func (r *wifiRadio) OpenAP(ctx context.Context, ap setupnet.AP) error {
 	if err != nil {
 		r.log.Warn("scan before the setup network opens", "err", err)
 	}
-	r.seen = seen
+	r.seen, r.ssid = seen, ap.SSID
 	if err := os.WriteFile(r.marker, []byte("setup network\n"), 0o644); err != nil {
 		return fmt.Errorf("wifi radio: %w", err)
 	}
@@ -105,7 +106,7 @@ func (r *wifiRadio) OpenAP(ctx context.Context, ap setupnet.AP) error {
 	}
 	cfg := wifi.APConfig{Interface: r.iface, SSID: ap.SSID, Passphrase: ap.Passphrase, Country: r.country,
 		CtrlDir: filepath.Join(r.ap.Dir, "ctrl")}
-	actx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	actx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = r.ap.Start(actx, cfg)
 	cancel()
 	if err != nil {
@@ -219,4 +220,11 @@ func (r *wifiRadio) scan(ctx context.Context) ([]setupnet.Seen, error) {
 func (r *wifiRadio) hasSaved(ctx context.Context) bool {
 	nets, err := r.sup.Networks(ctx)
 	return err == nil && len(nets) > 0
+}
+
+// apSSID is the setup network's name, once it has opened.
+func (r *wifiRadio) apSSID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ssid
 }

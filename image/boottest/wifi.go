@@ -60,7 +60,7 @@ func (w *wifiTest) run(ctx context.Context) {
 	sh := w.shell(m)
 	defer func() {
 		if w.r.failed > 0 {
-			out, _, _ := sh.run(context.WithoutCancel(ctx), "tail -n 60 /data/log/messages")
+			out, _, _ := sh.run(context.WithoutCancel(ctx), "tail -n 60 /data/log/messages; ps; ip addr; iw dev")
 			fmt.Printf("--- the box's log ends:\n%s\n---\n", out)
 		}
 	}()
@@ -163,7 +163,7 @@ var (
 func (w *wifiTest) setupOpen(ctx context.Context, m *machine, sh shell) error {
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := m.con.wait(wctx, "setup network open"); err != nil {
+	if _, err := m.con.wait(wctx, `msg="setupnet: setup network open"`); err != nil {
 		return fmt.Errorf("the console never says the setup network opened: %w; it ends:\n%s", err, tail(m.con.text(), 25))
 	}
 	card, err := must(ctx, sh, "cat /boot/openlolo/setup-card.txt")
@@ -181,10 +181,10 @@ func (w *wifiTest) setupOpen(ctx context.Context, m *machine, sh shell) error {
 	if !strings.Contains(m.con.text(), w.password) {
 		return errors.New("the setup password is not on the console")
 	}
-	if _, err := poll(ctx, sh, "iw dev wlan0 info", "type AP", 20*time.Second); err != nil {
+	if _, err := poll(ctx, sh, "iw dev wlan0 info", "type AP", 30*time.Second); err != nil {
 		return err
 	}
-	_, err = poll(ctx, sh, "ip -4 addr show wlan0", "192.168.4.1/24", 10*time.Second)
+	_, err = poll(ctx, sh, "ip -4 addr show wlan0", "192.168.4.1/24", 30*time.Second)
 	return err
 }
 
@@ -426,7 +426,7 @@ func (w *wifiTest) afterReboot(ctx context.Context, m *machine, sh shell) error 
 		return fmt.Errorf("no home address in %q", out)
 	}
 	w.boxHomeIP = ip[1]
-	if strings.Contains(m.con.text(), "setup network open") {
+	if strings.Contains(m.con.text(), `msg="setupnet: setup network open"`) {
 		return errors.New("the setup network opened although the saved network came back")
 	}
 	if err := w.phoneJoins(ctx, sh, fmt.Sprintf("ctrl_interface=/tmp/phone/ctrl\nnetwork={\n ssid=\"%s\"\n psk=\"%s\"\n}\n", homeSSID, homePass), "192.168.50."); err != nil {
