@@ -192,7 +192,7 @@ func (w *wifiTest) setupOpen(ctx context.Context, m *machine, sh shell) error {
 // the home network in the first.
 func (w *wifiTest) namespaces(ctx context.Context, sh shell) error {
 	holder := func(name string) (string, error) {
-		out, err := must(ctx, sh, "mkdir -p /tmp/"+name+" && "+
+		out, err := must(ctx, sh, "mkdir -p /tmp/"+name+"; "+
 			"setsid unshare -n sleep 100000 < /dev/null > /dev/null 2>&1 & echo $! > /tmp/"+name+"/ns.pid; sleep 1; cat /tmp/"+name+"/ns.pid")
 		return strings.TrimSpace(out), err
 	}
