@@ -224,3 +224,51 @@ func TestSetupNetFlagChecks(t *testing.T) {
 }
 
 func newTestFlagSet() *flag.FlagSet { return flag.NewFlagSet("serve", flag.ContinueOnError) }
+
+// TestSetupFront: on a shared wildcard :80, requests that arrived on the
+// setup address go to the setup page once it runs, every other one to the
+// box's redirects.
+func TestSetupFront(t *testing.T) {
+	f := &setupFront{addr: netip.MustParseAddr("192.168.4.1")}
+	h := f.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("redirects")) }))
+	get := func(local string) string {
+		req := httptestRequest(local)
+		rec := &recorder{}
+		h.ServeHTTP(rec, req)
+		return rec.body.String()
+	}
+	if got := get("[::ffff:192.168.4.1]:80"); got != "redirects" {
+		t.Errorf("before the setup page runs: %q, want the redirects", got)
+	}
+	f.set(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("setup page")) }))
+	for local, want := range map[string]string{
+		"[::ffff:192.168.4.1]:80": "setup page",
+		"192.168.4.1:80":          "setup page",
+		"192.168.1.5:80":          "redirects",
+		"[fe80::1]:80":            "redirects",
+	} {
+		if got := get(local); got != want {
+			t.Errorf("arrived on %s: %q, want %q", local, got, want)
+		}
+	}
+}
+
+func httptestRequest(local string) *http.Request {
+	req, _ := http.NewRequest("GET", "http://connectivitycheck.gstatic.com/generate_204", nil)
+	ap := netip.MustParseAddrPort(local)
+	return req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.TCPAddrFromAddrPort(ap)))
+}
+
+type recorder struct {
+	h    http.Header
+	body bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header {
+	if r.h == nil {
+		r.h = http.Header{}
+	}
+	return r.h
+}
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(int)             {}

@@ -191,9 +191,13 @@ func (w *wifiTest) setupOpen(ctx context.Context, m *machine, sh shell) error {
 // namespaces moves radios 2 and 3 into namespaces of their own and starts
 // the home network in the first.
 func (w *wifiTest) namespaces(ctx context.Context, sh shell) error {
+	// a process in a new network namespace holds it; the subshell execs
+	// unshare, which execs sleep, so $! is the holder (setsid would fork
+	// under the debug shell's job control) and it ignores the telnet
+	// session's hangup
 	holder := func(name string) (string, error) {
 		out, err := must(ctx, sh, "mkdir -p /tmp/"+name+"; "+
-			"setsid unshare -n sleep 100000 < /dev/null > /dev/null 2>&1 & echo $! > /tmp/"+name+"/ns.pid; sleep 1; cat /tmp/"+name+"/ns.pid")
+			"(trap '' HUP; exec unshare -n sleep 100000) < /dev/null > /dev/null 2>&1 & echo $! > /tmp/"+name+"/ns.pid; sleep 1; cat /tmp/"+name+"/ns.pid")
 		return strings.TrimSpace(out), err
 	}
 	var err error
@@ -285,12 +289,18 @@ func (w *wifiTest) captive(ctx context.Context, sh shell) error {
 	if i := strings.Index(out, "Name:"); i < 0 || !regexp.MustCompile(`Address:\s*192\.168\.4\.1\b`).MatchString(out[i:]) {
 		return fmt.Errorf("connectivitycheck.gstatic.com resolves to %q, want the box", out)
 	}
-	out, err = w.phoneRun(ctx, sh, "wget -S -O /tmp/phone/probe.html --header 'Host: connectivitycheck.gstatic.com' http://192.168.4.1/generate_204 2>&1; cat /tmp/phone/probe.html")
+	// the probe as Android sends it, to the address DNS gave (busybox
+	// wget would keep a given Host on the redirect), then the redirect
+	out, err = w.phoneRun(ctx, sh, `sh -c "printf 'GET /generate_204 HTTP/1.1\r\nHost: connectivitycheck.gstatic.com\r\nConnection: close\r\n\r\n' | nc 192.168.4.1 80"`)
 	if err != nil {
 		return err
 	}
-	if !strings.Contains(out, "302") || !strings.Contains(out, "Location: http://192.168.4.1/") {
+	if !strings.Contains(out, "HTTP/1.1 302") || !strings.Contains(out, "Location: http://192.168.4.1/") {
 		return fmt.Errorf("the probe was not redirected to the box page: %s", tail(out, 15))
+	}
+	out, err = w.phoneRun(ctx, sh, "wget -q -O - http://192.168.4.1/")
+	if err != nil {
+		return err
 	}
 	if !strings.Contains(out, "openlolo setup") || !strings.Contains(out, `id="claim"`) {
 		return fmt.Errorf("the redirect does not end on the setup page with its claim form: %s", tail(out, 15))
