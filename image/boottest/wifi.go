@@ -404,16 +404,28 @@ func (w *wifiTest) joinHome(ctx context.Context, m *machine, sh shell) error {
 	if err := w.phoneJoins(ctx, sh, fmt.Sprintf("ctrl_interface=/tmp/phone/ctrl\nnetwork={\n ssid=\"%s\"\n psk=\"%s\"\n}\n", homeSSID, homePass), "192.168.50."); err != nil {
 		return err
 	}
-	return w.https(ctx, sh)
+	return w.https(ctx, m, sh)
 }
 
-func (w *wifiTest) https(ctx context.Context, sh shell) error {
-	out, err := w.phoneRun(ctx, sh, "wget -q -O - --no-check-certificate https://"+w.boxHomeIP+"/healthz")
+// https checks from the phone, on the home network, that the box answers
+// HTTPS there with its own certificate: openlolo fingerprint (Go's TLS;
+// busybox's TLS client has no ECDSA, the box's key) against the console's
+// fingerprint, and that its plain-HTTP entry sends the page to HTTPS.
+func (w *wifiTest) https(ctx context.Context, m *machine, sh shell) error {
+	fp := m.con.value("Fingerprint:")
+	out, err := w.phoneRun(ctx, sh, "openlolo fingerprint https://"+w.boxHomeIP)
 	if err != nil {
 		return fmt.Errorf("HTTPS on the home network: %w", err)
 	}
-	if !strings.Contains(out, `"status":"ok"`) {
-		return fmt.Errorf("https://%s/healthz answered %q", w.boxHomeIP, out)
+	if fp == "" || !strings.Contains(strings.ReplaceAll(strings.ToLower(out), ":", ""), strings.ToLower(fp)) {
+		return fmt.Errorf("https://%s shows %q, the console printed fingerprint %s", w.boxHomeIP, out, fp)
+	}
+	out, err = w.phoneRun(ctx, sh, `sh -c "printf 'GET /status HTTP/1.1\r\nHost: `+w.boxHomeIP+`\r\nConnection: close\r\n\r\n' | nc `+w.boxHomeIP+` 80"`)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(out, "Location: https://"+w.boxHomeIP) {
+		return fmt.Errorf("http://%s/ does not send the page to HTTPS: %s", w.boxHomeIP, tail(out, 8))
 	}
 	return nil
 }
@@ -442,5 +454,5 @@ func (w *wifiTest) afterReboot(ctx context.Context, m *machine, sh shell) error 
 	if err := w.phoneJoins(ctx, sh, fmt.Sprintf("ctrl_interface=/tmp/phone/ctrl\nnetwork={\n ssid=\"%s\"\n psk=\"%s\"\n}\n", homeSSID, homePass), "192.168.50."); err != nil {
 		return err
 	}
-	return w.https(ctx, sh)
+	return w.https(ctx, m, sh)
 }
