@@ -153,6 +153,10 @@ func TestCoreDeviceInput(t *testing.T) {
 	if _, err := c.OpenURL(ctx, "myapp://item/7", nil); err != nil {
 		t.Fatalf("OpenURL: %v", err)
 	}
+	// A URL for a named app (open_url's bundle_id) opens in that app.
+	if _, err := c.CallTool(ctx, "openlolo_open_url", map[string]any{"url": "x-notes-test://note/1", "bundle_id": "com.apple.mobilenotes"}); err != nil {
+		t.Fatalf("open_url in Notes: %v", err)
+	}
 	// send_text: any Unicode through the phone's pasteboard and cmd-V.
 	res, err = c.SendText(ctx, "héllo ✓ 日本", nil)
 	if err != nil {
@@ -182,8 +186,9 @@ func TestCoreDeviceInput(t *testing.T) {
 			t.Errorf("cmd-V report %d: %v, want V (0x19) with left GUI (0xE3)", i, k)
 		}
 	}
-	if got := st.Opens(); len(got) != 1 || got[0].URL != "myapp://item/7" {
-		t.Errorf("launches %+v, want the custom URL opened", got)
+	if got := st.Opens(); len(got) != 2 || got[0].URL != "myapp://item/7" ||
+		got[1] != (coredevicetest.Open{BundleID: "com.apple.mobilenotes", URL: "x-notes-test://note/1", Terminated: true}) {
+		t.Errorf("launches %+v, want the custom URL opened, then Notes cold-launched with its URL", got)
 	}
 	if in.Dropped() != 0 || len(in.Starts()) != 1 {
 		t.Errorf("%d reports dropped, %d stream starts", in.Dropped(), len(in.Starts()))

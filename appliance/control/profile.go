@@ -131,7 +131,7 @@ func (s *Service) OpenLink(ctx context.Context, c Client, a api.OpenLinkArgs) Re
 		}
 	}
 	return input[api.OpenLinkResult](ctx, s, c, api.ToolOpenLink, o, a, nil, func(ctx context.Context) (phone.Report, error) {
-		return phone.OpenURL(ctx, s.ph, u, safari)
+		return phone.OpenURLIn(ctx, s.ph, u, urlApp(u, p.BundleID), safari)
 	}, func(r *api.OpenLinkResult) { r.URL, r.App = u, api.App{BundleID: p.BundleID, Name: p.Name} })
 }
 

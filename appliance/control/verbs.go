@@ -492,6 +492,16 @@ func (s *Service) OpenURL(ctx context.Context, c Client, a api.OpenURLArgs) Repl
 		}
 	}
 	return input[api.OpenURLResult](ctx, s, c, api.ToolOpenURL, o, a, nil, func(ctx context.Context) (phone.Report, error) {
-		return phone.OpenURL(ctx, s.ph, u, safari)
+		return phone.OpenURLIn(ctx, s.ph, u, urlApp(u, a.BundleID), safari)
 	}, nil)
+}
+
+// urlApp is the app a URL should open in: none for http and https (the
+// browser takes them), else bundleID (the caller's, or the app profile's)
+// where the phone can be told.
+func urlApp(u, bundleID string) string {
+	if l := strings.ToLower(u); strings.HasPrefix(l, "http:") || strings.HasPrefix(l, "https:") {
+		return ""
+	}
+	return bundleID
 }

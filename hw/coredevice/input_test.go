@@ -271,6 +271,14 @@ func TestOpenURL(t *testing.T) {
 	if got := st.Opens(); !slices.Equal(got, want) {
 		t.Errorf("launches %+v\nwant %+v", got, want)
 	}
+	// A named app (the api's bundle_id, an app profile's) takes the URL
+	// at a cold launch.
+	if _, err := phone.OpenURLIn(ctx, b, "notes://x", "com.apple.mobilenotes", phone.App{}); err != nil {
+		t.Errorf("OpenURLIn = %v", err)
+	}
+	if got := st.Opens(); len(got) != 4 || got[3] != (coredevicetest.Open{BundleID: "com.apple.mobilenotes", URL: "notes://x", Terminated: true}) {
+		t.Errorf("launches %+v, want Notes cold-launched with the URL", got)
+	}
 	if _, err := b.OpenURL(ctx, "mailto:a@b.c"); err == nil {
 		t.Error("OpenURL(mailto) with Mail not installed = nil, want the phone's refusal")
 	}

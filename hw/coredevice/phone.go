@@ -99,10 +99,11 @@ type Backend struct {
 }
 
 var (
-	_ phone.Phone       = (*Backend)(nil)
-	_ phone.AppLauncher = (*Backend)(nil)
-	_ phone.Clipboard   = (*Backend)(nil)
-	_ phone.URLOpener   = (*Backend)(nil)
+	_ phone.Phone        = (*Backend)(nil)
+	_ phone.AppLauncher  = (*Backend)(nil)
+	_ phone.Clipboard    = (*Backend)(nil)
+	_ phone.URLOpener    = (*Backend)(nil)
+	_ phone.AppURLOpener = (*Backend)(nil)
 )
 
 // native is what the backend does natively: URLs open through a launch
@@ -407,6 +408,19 @@ func (b *Backend) OpenURL(ctx context.Context, u string) (phone.Report, error) {
 	start := b.now()
 	if _, err := c.OpenURL(ctx, u, apps); err != nil {
 		return phone.Report{}, fmt.Errorf("coredevice: open %s: %w", u, err)
+	}
+	return phone.Report{Reports: 1, Took: b.now().Sub(start)}, nil
+}
+
+// OpenURLIn opens a URL in the app bundleID natively.
+func (b *Backend) OpenURLIn(ctx context.Context, u, bundleID string) (phone.Report, error) {
+	c, err := b.current()
+	if err != nil {
+		return phone.Report{}, err
+	}
+	start := b.now()
+	if err := c.OpenURLIn(ctx, u, bundleID); err != nil {
+		return phone.Report{}, fmt.Errorf("coredevice: open %s in %s: %w", u, bundleID, err)
 	}
 	return phone.Report{Reports: 1, Took: b.now().Sub(start)}, nil
 }

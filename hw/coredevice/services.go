@@ -310,6 +310,13 @@ func (c *Conn) OpenURL(ctx context.Context, rawURL string, apps []App) (string, 
 	return id, nil
 }
 
+// OpenURLIn opens rawURL in the app bundleID: Safari keeps running, any
+// other app is restarted first (many read a URL only at a cold launch).
+func (c *Conn) OpenURLIn(ctx context.Context, rawURL, bundleID string) error {
+	_, err := c.launch(ctx, bundleID, bundleID != SafariID, rawURL)
+	return err
+}
+
 // Pasteboard UTIs for text, in the order devices list them.
 var textTypes = []string{"public.utf8-plain-text", "public.plain-text", "public.text"}
 

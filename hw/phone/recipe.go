@@ -64,6 +64,23 @@ func OpenURL(ctx context.Context, p Phone, u string, browser App) (Report, error
 	return steps(ctx, info.StepDelay, fns...)
 }
 
+// AppURLOpener is a [URLOpener] that can be told which app takes a URL
+// (the app its scheme belongs to), e.g. from the URL's app profile or
+// the caller's bundle id.
+type AppURLOpener interface {
+	OpenURLIn(ctx context.Context, url, bundleID string) (Report, error)
+}
+
+// OpenURLIn opens u on p in the app bundleID where p can do that
+// natively ([AppURLOpener]); with no bundleID, or on any other phone, it
+// is [OpenURL].
+func OpenURLIn(ctx context.Context, p Phone, u, bundleID string, browser App) (Report, error) {
+	if o, ok := p.(AppURLOpener); ok && bundleID != "" && p.Info().Can.OpenURL {
+		return o.OpenURLIn(ctx, u, bundleID)
+	}
+	return OpenURL(ctx, p, u, browser)
+}
+
 type step func(ctx context.Context) (Report, error)
 
 func launchSteps(p Phone, app App) []step {

@@ -42,6 +42,29 @@ func (k *keys) Type(_ context.Context, text string) (phone.Report, error) {
 // native is keys that opens apps and URLs itself.
 type native struct{ keys }
 
+// inApp is native that also opens a URL in a named app.
+type inApp struct{ native }
+
+func (a *inApp) OpenURLIn(_ context.Context, u, id string) (phone.Report, error) {
+	return a.log("open " + u + " in " + id)
+}
+
+func TestOpenURLIn(t *testing.T) {
+	ctx := t.Context()
+	safari := phone.App{ID: phone.SafariID, Name: "Safari"}
+	a := &inApp{native{keys{info: phone.Info{Can: phone.Capabilities{OpenURL: true}}}}}
+	phone.OpenURLIn(ctx, a, "myapp://x", "com.example.my", safari)
+	phone.OpenURLIn(ctx, a, "https://e.com", "", safari)
+	n := &native{keys{info: phone.Info{Can: phone.Capabilities{OpenURL: true}}}}
+	phone.OpenURLIn(ctx, n, "myapp://y", "com.example.my", safari)
+	if want := []string{"open myapp://x in com.example.my", "open https://e.com"}; !slices.Equal(a.got, want) {
+		t.Errorf("in-app opener got %q, want %q", a.got, want)
+	}
+	if want := []string{"open myapp://y"}; !slices.Equal(n.got, want) {
+		t.Errorf("plain native opener got %q, want %q", n.got, want)
+	}
+}
+
 func (n *native) LaunchApp(_ context.Context, id string) (phone.Report, error) {
 	return n.log("launch " + id)
 }
