@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/coredevice"
+	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/gpio"
 )
@@ -37,7 +39,8 @@ func selftest(ctx context.Context, c *Context, args []string) error {
 		}
 		ctx, cancel := context.WithTimeout(ctx, *timeout)
 		defer cancel()
-		failed = coredevice.SelfTest(ctx, c.Stdout, coredevice.SelfTestOptions{Socket: *socket, StateDir: *state, Version: version})
+		failed = coredevice.SelfTest(ctx, c.Stdout, coredevice.SelfTestOptions{Socket: *socket, StateDir: *state, Version: version,
+			Mount: coredevice.MountFrom(filepath.Join(*state, "coredevice", "ddi"), ddi.TSS{})})
 	case "gadget":
 		if err := g.check(fs); err != nil {
 			return err

@@ -55,7 +55,7 @@ func TestSelfTestNoDiskImage(t *testing.T) {
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	code, out, _ := run(t, "", "selftest", "--phone", "coredevice", "--state", t.TempDir(), "--usbmuxd", mux.Socket)
-	if code != 1 || !strings.Contains(out, "FAIL    disk image       not mounted") || !strings.Contains(out, "needs the internet") {
+	if code != 1 || !strings.Contains(out, "FAIL    disk image       not mounted") || !strings.Contains(out, "Apple's signing server") || !strings.Contains(out, "no disk image: copy the Restore folder") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

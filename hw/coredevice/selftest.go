@@ -29,6 +29,9 @@ type SelfTestOptions struct {
 	LaunchBundle string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Mount, if set, mounts the disk image when the phone has none (as
+	// serve does: MountFrom).
+	Mount func(ctx context.Context, c *Conn) error
 }
 
 // SelfTest checks an attached iPhone step by step for people with
@@ -120,18 +123,32 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 
 	t = now()
 	dm, err := c.DeveloperMode(ctx)
-	step("developer mode", t, err, map[bool]string{true: "on", false: "off: Settings > Privacy & Security > Developer Mode (the phone restarts); screenshots and apps need it"}[dm])
+	if err == nil && !dm {
+		err = errors.New("off: turn it on in Settings > Privacy & Security > Developer Mode (the phone restarts and asks to confirm); the disk image, and so screenshots and apps, need it")
+		if rerr := d.RevealDeveloperMode(ctx, c.dev); rerr == nil {
+			err = fmt.Errorf("%w; the box has asked the phone to show the switch", err)
+		}
+	}
+	step("developer mode", t, err, "on")
 
 	t = now()
 	mounted, err := c.DiskImageMounted(ctx)
+	detail := "personalized developer disk image mounted"
 	if err == nil && !mounted {
-		err = errors.New("not mounted: the developer services (screenshots, apps, clipboard) come with it; the box mounts it with Apple's signing server after every restart of the phone, so it needs the internet")
+		err = errors.New("not mounted: the developer services (screenshots, apps, clipboard) come with it; mounting needs Apple's signing server after every restart of the phone, so the internet")
+		if o.Mount != nil {
+			if merr := o.Mount(ctx, c); merr != nil {
+				err = fmt.Errorf("%w; mounting it failed: %w", err, merr)
+			} else if err = c.Rediscover(ctx); err == nil {
+				detail = "personalized developer disk image mounted now (signed for this boot)"
+			}
+		}
 	}
-	step("disk image", t, err, "personalized developer disk image mounted")
+	step("disk image", t, err, detail)
 
 	t = now()
 	png, err := c.Screenshot(ctx)
-	detail := ""
+	detail = ""
 	if err == nil {
 		path := filepath.Join(out, "selftest-screenshot.png")
 		if err = os.WriteFile(path, png, 0o600); err == nil {
