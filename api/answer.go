@@ -18,6 +18,9 @@ type Outcome struct {
 	// Tool names the tool of a pending operation.
 	Tool  Tool   `json:"tool,omitempty" schema:"mutating" desc:"Pending answers: the operation's tool."`
 	Error *Error `json:"error,omitempty"`
+	// Ask is set when the owner must allow the call first (status
+	// pending, nothing dispatched) and on ASK_DENIED and ASK_EXPIRED.
+	Ask *Ask `json:"ask,omitempty" schema:"mutating" desc:"The owner's decision this call waits for: call again with the same operation_id and arguments once decided."`
 }
 
 // Failed reports whether the status is failed.

@@ -46,6 +46,8 @@ const (
 	CodeProfileNotFound   Code = "PROFILE_NOT_FOUND" // no app profile with that bundle id
 	CodeLinkNotFound      Code = "LINK_NOT_FOUND"    // the profile has no deep link of that name
 	CodeLinkParams        Code = "LINK_PARAMS"       // a deep link's parameter is missing, unknown or of the wrong type
+	CodeAskDenied         Code = "ASK_DENIED"        // the owner denied the ask this call waited for
+	CodeAskExpired        Code = "ASK_EXPIRED"       // nobody decided the ask in time, or the retry came too late
 )
 
 // Codes lists every stable error code, in the order the contract gives
@@ -56,7 +58,7 @@ func Codes() []Code {
 		CodeQueueFull, CodePhoneUnavailable, CodeCaptureFailed, CodeInputFailed, CodeUnsupported,
 		CodeUnsupportedText, CodeUnsupportedKey, CodeUnsupportedButton, CodeAppNotFound, CodeCursorExpired,
 		CodeInternal, CodeCancelled, CodeGrantRevoked,
-		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams}
+		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams, CodeAskDenied, CodeAskExpired}
 }
 
 // Error is the error object of a failed answer.
@@ -125,6 +127,10 @@ func (c Code) Guide() (retryable bool, steps []string) {
 		return false, []string{"openlolo_app_profile lists the app's deep links by name, with their parameters"}
 	case CodeLinkParams:
 		return false, []string{"openlolo_app_profile gives each parameter's type, pattern or values and whether it is required; fix params and call again"}
+	case CodeAskDenied:
+		return false, []string{"the owner said no to this action; do not send it again, choose another way or ask the owner"}
+	case CodeAskExpired:
+		return false, []string{"send the call again with a fresh operation_id to ask the owner again (ask.url is the page where they decide)"}
 	}
 	return true, []string{"retry once; if it fails again, openlolo_status shows the box's state"}
 }

@@ -18,6 +18,7 @@ type Event struct {
 	Control   *ControlEvent   `json:"-"`
 	Operation *OperationEvent `json:"-"`
 	Access    *AccessEvent    `json:"-"`
+	Ask       *AskEvent       `json:"-"`
 }
 
 // FrameEvent: the screen changed.
@@ -85,6 +86,8 @@ func (e Event) Body() any {
 		return e.Operation
 	case e.Access != nil:
 		return e.Access
+	case e.Ask != nil:
+		return e.Ask
 	}
 	return nil
 }
@@ -136,6 +139,9 @@ func (e *Event) SetBody(data []byte) error {
 	case KindAccess:
 		e.Access = new(AccessEvent)
 		err = json.Unmarshal(data, e.Access)
+	case KindAsk:
+		e.Ask = new(AskEvent)
+		err = json.Unmarshal(data, e.Ask)
 	}
 	if err != nil {
 		return fmt.Errorf("api: decode %s event: %w", e.Kind, err)

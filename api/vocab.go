@@ -235,9 +235,10 @@ const (
 	KindPhone     EventKind = "phone"
 	KindOperation EventKind = "operation"
 	KindAccess    EventKind = "access"
+	KindAsk       EventKind = "ask"
 )
 
 // Enum lists the event kinds.
 func (EventKind) Enum() []string {
-	return []string{string(KindFrame), string(KindControl), string(KindPhone), string(KindOperation), string(KindAccess)}
+	return []string{string(KindFrame), string(KindControl), string(KindPhone), string(KindOperation), string(KindAccess), string(KindAsk)}
 }

@@ -121,6 +121,10 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 			return refuse(e)
 		}
 	}
+	// The owner's ask, when the call is marked (asks.go).
+	if out := s.gate(ctx, c, id, call.OperationID == "", call.Tool, call.Args, call.Input, fp); out != nil {
+		return Answer[R]{Outcome: *out}
+	}
 	s.mu.Lock()
 	if _, ok := s.pending[id]; ok { // raced with the same id
 		s.mu.Unlock()

@@ -76,6 +76,12 @@ type Config struct {
 	OCR ocr.Engine
 	// Profiles are the app profiles (nil: the shipped ones alone).
 	Profiles Profiles
+	// AskURL is the box page's address of an ask (ask.url in answers);
+	// nil answers the path /asks/<id>.
+	AskURL func(id string) string
+	// AskChanged, when set, is called after an ask was created, decided
+	// or expired (the box recomputes its LED).
+	AskChanged func()
 }
 
 // Client is who calls: the OAuth client and its grant.
@@ -128,6 +134,7 @@ type Service struct {
 
 	ev    events
 	calls chan call // recorded calls on their way to the store (calls.go)
+	asks  asksState // marks and the expiry of asks (asks.go)
 }
 
 // New starts a Service: it marks operations that were dispatched when the
@@ -192,6 +199,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("control: new: %w", err)
+	}
+	if err := s.initAsks(ctx, cfg); err != nil {
+		return nil, err
 	}
 	if err := s.ph.ReleaseAll(ctx); err != nil {
 		s.log.Warn("control: release all at start", "err", err)

@@ -21,6 +21,11 @@ func TestRecipesFollowCapabilities(t *testing.T) {
 		e := newEnv(t, control.Limits{})
 		ctx := context.Background()
 		opts := api.InputOptions{Observe: &noObserve}
+		// Settings is one of the apps a new box asks about (asks_test.go
+		// tests that); here it launches without asking.
+		if err := e.svc.SetBoxMarks(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
 
 		a := e.svc.LaunchApp(ctx, alice, api.LaunchAppArgs{InputOptions: opts, BundleID: "com.apple.mobilenotes"})
 		wantCode(t, a.Answer, "")

@@ -110,5 +110,9 @@ func (t *Tx) Prune(now time.Time) (int64, error) {
 		return 0, err
 	}
 	c, err := t.PruneEventsBefore(cutoff)
-	return a + b + c, err
+	if err != nil {
+		return 0, err
+	}
+	d, err := t.PruneAsks(cutoff)
+	return a + b + c + d, err
 }

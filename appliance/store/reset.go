@@ -4,12 +4,12 @@ import "fmt"
 
 // resetTables are emptied by a factory reset, children before parents so
 // the foreign keys hold at every step. The settings table (the box name's
-// choices, the journal key) and the files outside the database (the LAN
+// choices, the journal key), the box-wide ask marks and the files outside the database (the LAN
 // certificate, the tailnet node's state) are not touched.
 var resetTables = [...]string{
 	"owner_sessions", "owner_failures", "owner_locks", "owner_setup", "owner",
 	"oauth_auth_codes", "oauth_tokens", "oauth_device_requests", "oauth_grants", "oauth_clients",
-	"events", "operations", "actions",
+	"events", "operations", "actions", "asks", "client_ask_marks",
 }
 
 // FactoryReset forgets the owner and everyone the owner let in: the

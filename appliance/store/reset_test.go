@@ -44,6 +44,11 @@ func fillAll(t *testing.T, s *Store) {
 			func() error { _, err := tx.InsertEvent(Event{At: now, Kind: "frame", Data: "{}"}); return err },
 			func() error { return tx.SetSetting("journal.key", "kept") },
 			func() error { return tx.InsertAction(Action{At: now, Actor: "owner", Action: "pause"}) },
+			func() error {
+				return tx.InsertAsk(Ask{ID: "a1", OperationID: "op2", ClientID: "c1", ClientName: "nightly", Tool: "openlolo_open_url",
+					Fingerprint: "f", Kind: "url", What: "open a URL", State: AskPending, Created: now, Expires: now.Add(time.Minute)})
+			},
+			func() error { return tx.SetClientAskMark(AskMark{ClientID: "c1", Kind: "input", Ask: true}) },
 		}
 		for _, step := range steps {
 			if err := step(); err != nil {
@@ -132,7 +137,7 @@ func TestFactoryReset(t *testing.T) {
 // factory reset empties it, or it is listed here as kept.
 func TestFactoryResetCoversEveryTable(t *testing.T) {
 	s := openT(t, t.TempDir())
-	kept := map[string]bool{"settings": true, "sqlite_sequence": true}
+	kept := map[string]bool{"settings": true, "sqlite_sequence": true, "ask_marks": true}
 	reset := map[string]bool{}
 	for _, table := range resetTables {
 		reset[table] = true
