@@ -86,7 +86,6 @@ func (m Marks) clone() Marks {
 
 // asksState is the Service's part for asks.
 type asksState struct {
-	url     func(id string) string
 	changed func()
 
 	mu    sync.Mutex
@@ -108,7 +107,7 @@ const marksSeeded = "asks.defaults_seeded"
 // initAsks loads the marks (seeding the defaults on a new box) and starts
 // the expiry of pending asks.
 func (s *Service) initAsks(ctx context.Context, cfg Config) error {
-	s.asks.url, s.asks.changed = cfg.AskURL, cfg.AskChanged
+	s.asks.changed = cfg.AskChanged
 	s.asks.kick = make(chan struct{}, 1)
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		if _, err := tx.Setting(marksSeeded); errors.Is(err, store.ErrNotFound) {
@@ -324,15 +323,8 @@ func describeCall(tool api.Tool, args any) string {
 	return w
 }
 
-func (s *Service) askURL(id string) string {
-	if s.asks.url != nil {
-		return s.asks.url(id)
-	}
-	return "/asks/" + id
-}
-
 func (s *Service) wireAsk(a store.Ask) *api.Ask {
-	return &api.Ask{ID: a.ID, URL: s.askURL(a.ID), What: a.What, State: api.AskState(a.State), ExpiresMS: a.Expires.UnixMilli()}
+	return &api.Ask{ID: a.ID, URL: a.URL, What: a.What, State: api.AskState(a.State), ExpiresMS: a.Expires.UnixMilli()}
 }
 
 // gate is the ask check of [Do] for c's call of tool under operation id
@@ -374,7 +366,8 @@ func (s *Service) gate(ctx context.Context, c Client, id string, fresh bool, too
 			if _, err := rand.Read(b[:]); err != nil {
 				return err
 			}
-			a = store.Ask{ID: hex.EncodeToString(b[:]), OperationID: id, ClientID: c.ID, ClientName: c.Name,
+			askID := hex.EncodeToString(b[:])
+			a = store.Ask{ID: askID, URL: strings.TrimSuffix(c.Issuer, "/") + "/asks/" + askID, OperationID: id, ClientID: c.ID, ClientName: c.Name,
 				Tool: string(tool), Fingerprint: fp, Kind: string(mk.Kind), Subject: mk.Subject, What: what,
 				State: store.AskPending, Created: now, Expires: now.Add(api.AskTTL)}
 			if err := tx.InsertAsk(a); err != nil {
@@ -426,12 +419,12 @@ func (s *Service) gate(ctx context.Context, c Client, id string, fresh bool, too
 	case store.AskDenied:
 		return refuse(api.Errorf(api.CodeAskDenied, "the owner denied this call (%s); nothing was sent", a.What))
 	case store.AskExpired:
-		return refuse(api.Errorf(api.CodeAskExpired, "nobody decided the owner's ask (%s) within %v; nothing was sent", a.What, api.AskTTL))
+		return refuse(api.Errorf(api.CodeAskExpired, "nobody decided the owner's ask (%s) within %d minutes; nothing was sent", a.What, int(api.AskTTL/time.Minute)))
 	case store.AskAllowed:
 		if now.Before(a.Expires) {
 			return nil
 		}
-		return refuse(api.Errorf(api.CodeAskExpired, "the owner allowed this call (%s), but it was not sent again within %v of that; nothing was sent", a.What, api.AskTTL))
+		return refuse(api.Errorf(api.CodeAskExpired, "the owner allowed this call (%s), but it was not sent again within %d minutes of that; nothing was sent", a.What, int(api.AskTTL/time.Minute)))
 	}
 	return refuse(api.Errorf(api.CodeInternal, "the ask is in an unknown state %q", a.State))
 }
@@ -475,7 +468,7 @@ func (s *Service) askDecided(a store.Ask) { s.askEvent(a.State, a) }
 
 func (s *Service) askEvent(what string, a store.Ask) {
 	s.publish(api.KindAsk, a.ClientID, &api.AskEvent{Event: what, AskID: a.ID, OperationID: a.OperationID,
-		Tool: api.Tool(a.Tool), State: api.AskState(a.State), URL: s.askURL(a.ID)})
+		Tool: api.Tool(a.Tool), State: api.AskState(a.State), URL: a.URL})
 	if s.asks.changed != nil {
 		s.asks.changed()
 	}

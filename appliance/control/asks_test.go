@@ -257,7 +257,7 @@ func TestAskEventsAndExpiry(t *testing.T) {
 		defer st.Close()
 		changed := 0
 		svc, err := control.New(ctx, control.Config{Store: st, Phone: controltest.New(time.Now), Now: time.Now,
-			AskURL: func(id string) string { return "https://box.local/asks/" + id }, AskChanged: func() { changed++ }})
+			AskChanged: func() { changed++ }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +266,9 @@ func TestAskEventsAndExpiry(t *testing.T) {
 			return r.Result.Cursor
 		}
 		ca, cb := cur(alice), cur(bob)
-		r := svc.LaunchApp(ctx, alice, api.LaunchAppArgs{BundleID: "Settings", InputOptions: api.InputOptions{OperationID: id1}})
+		remote := alice
+		remote.Issuer = "https://box.local"
+		r := svc.LaunchApp(ctx, remote, api.LaunchAppArgs{BundleID: "Settings", InputOptions: api.InputOptions{OperationID: id1}})
 		if r.Ask == nil || r.Ask.URL != "https://box.local/asks/"+r.Ask.ID {
 			t.Fatalf("ask %+v", r.Ask)
 		}

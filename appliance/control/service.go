@@ -76,9 +76,6 @@ type Config struct {
 	OCR ocr.Engine
 	// Profiles are the app profiles (nil: the shipped ones alone).
 	Profiles Profiles
-	// AskURL is the box page's address of an ask (ask.url in answers);
-	// nil answers the path /asks/<id>.
-	AskURL func(id string) string
 	// AskChanged, when set, is called after an ask was created, decided
 	// or expired (the box recomputes its LED).
 	AskChanged func()
@@ -92,6 +89,9 @@ type Client struct {
 	// Run is the run this call is a step of (the call's _meta
 	// "openlolo.mcp".run); zero when none.
 	Run Run
+	// Issuer is the entry the client called through ("https://<host>"):
+	// an ask's url is its box page there. "" gives the path alone.
+	Issuer string
 }
 
 // Run names a run: a client's sequence of calls toward one goal, shown

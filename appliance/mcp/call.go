@@ -40,7 +40,7 @@ func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params.arguments must be a JSON object"}
 		}
 		c := call{caller: caller, raw: raw, client: control.Client{ID: caller.ClientID, Name: caller.ClientName,
-			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires, Run: runOf(req.Params.Meta)}}
+			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires, Run: runOf(req.Params.Meta), Issuer: caller.Issuer}}
 		var r rendered
 		if !caller.Has(string(t.scope)) {
 			e := api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope)
@@ -97,6 +97,9 @@ func renderAnswer[R any](t *tool, a api.Answer[R], imgs []*encoded, say func(api
 			r.text += "; next: " + e.NextSteps[0]
 		}
 		r.text += "."
+	case a.Status == api.StatusPending && a.Ask != nil:
+		r.text = fmt.Sprintf("%s waits for the owner, who is asked to allow it (%s) at %s; nothing reached the phone. Call it again with operation_id %s and the same arguments once they decide (openlolo_watch reports an ask event).",
+			t.name, a.Ask.What, a.Ask.URL, a.OperationID)
 	case a.Status == api.StatusPending:
 		r.text = fmt.Sprintf("%s is still running as operation %s; openlolo_operation_status or openlolo_watch reports its outcome.", t.name, a.OperationID)
 	case say != nil && a.Result != nil:

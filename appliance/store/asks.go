@@ -26,6 +26,7 @@ type Ask struct {
 	Kind        string // the mark that made the box ask: app, url, text, input
 	Subject     string // the app's bundle id for kind app; "" otherwise
 	What        string // the question in words, without secrets
+	URL         string // the box page of the ask, on the entry the client called
 	State       string // one of the Ask* constants
 	Always      bool   // allowed with "always for this client"
 	Created     time.Time
@@ -44,13 +45,13 @@ type AskMark struct {
 	Ask           bool
 }
 
-const askColumns = `id, operation_id, client_id, client_name, tool, fingerprint, kind, subject, what, state, always, created, expires, decided`
+const askColumns = `id, operation_id, client_id, client_name, tool, fingerprint, kind, subject, what, url, state, always, created, expires, decided`
 
 func scanAsk(row interface{ Scan(...any) error }) (Ask, error) {
 	var a Ask
 	var created, expires, decided int64
 	err := row.Scan(&a.ID, &a.OperationID, &a.ClientID, &a.ClientName, &a.Tool, &a.Fingerprint, &a.Kind, &a.Subject,
-		&a.What, &a.State, &a.Always, &created, &expires, &decided)
+		&a.What, &a.URL, &a.State, &a.Always, &created, &expires, &decided)
 	a.Created, a.Expires = fromMS(created), fromMS(expires)
 	if decided != 0 {
 		a.Decided = fromMS(decided)
@@ -60,8 +61,8 @@ func scanAsk(row interface{ Scan(...any) error }) (Ask, error) {
 
 // InsertAsk records a new ask. It fails if its id or operation id exists.
 func (t *Tx) InsertAsk(a Ask) error {
-	_, err := t.tx.Exec(`INSERT INTO asks (`+askColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
-		a.ID, a.OperationID, a.ClientID, a.ClientName, a.Tool, a.Fingerprint, a.Kind, a.Subject, a.What, a.State,
+	_, err := t.tx.Exec(`INSERT INTO asks (`+askColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+		a.ID, a.OperationID, a.ClientID, a.ClientName, a.Tool, a.Fingerprint, a.Kind, a.Subject, a.What, a.URL, a.State,
 		a.Always, ms(a.Created), ms(a.Expires))
 	if err != nil {
 		return fmt.Errorf("store: insert ask for %s: %w", a.OperationID, err)

@@ -24,7 +24,8 @@ CREATE TABLE client_ask_marks (
 
 -- One ask per operation id. fingerprint is the journal's keyed HMAC of
 -- the tool and arguments (the retry must match it); what is the question
--- in words, without secrets (typed text as its length). expires is when a
+-- in words, without secrets (typed text as its length); url is its box
+-- page on the entry the client called. expires is when a
 -- pending ask expires, or when an allowed one stops waiting for the retry.
 CREATE TABLE asks (
 	id           TEXT PRIMARY KEY,
@@ -36,6 +37,7 @@ CREATE TABLE asks (
 	kind         TEXT NOT NULL,
 	subject      TEXT NOT NULL DEFAULT '',
 	what         TEXT NOT NULL,
+	url          TEXT NOT NULL DEFAULT '',
 	state        TEXT NOT NULL CHECK (state IN ('pending', 'allowed', 'denied', 'expired')),
 	always       INTEGER NOT NULL DEFAULT 0,
 	created      INTEGER NOT NULL,
