@@ -252,6 +252,12 @@ func (b *Box) routes() error {
 		// openlolo_find_text says what to install.
 		OCR:      ocr.Tesseract{},
 		Profiles: apps,
+		// The LED blinks while an ask waits for the owner (presence.go).
+		AskChanged: func() {
+			if b.panel != nil {
+				b.panel.poke()
+			}
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
@@ -274,6 +280,7 @@ func (b *Box) routes() error {
 		Control:       controller{b.control},
 		Driver:        controller{b.control},
 		Live:          owner.LiveOptions{Encode: mcp.EncodeJPEG},
+		Asks:          b.control,
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,
 		StateDir:      b.cfg.StateDir,

@@ -182,7 +182,7 @@ type ledView struct {
 // ledState decides the LED, in this order: fast blink when the box cannot
 // read its store or the phone is not ready (an error the owner must fix
 // at the box); slow blink while unclaimed or while a client's request
-// waits for the owner's approval; on when ready.
+// or a client's ask waits for the owner; on when ready.
 func (b *Box) ledState(ctx context.Context) ledView {
 	var claimed, pending bool
 	err := b.store.View(ctx, func(tx *store.Tx) error {
@@ -195,7 +195,11 @@ func (b *Box) ledState(ctx context.Context) ledView {
 			return err
 		}
 		n, err := tx.CountPendingDeviceRequests(time.Now(), "")
-		pending = n > 0
+		if err != nil {
+			return err
+		}
+		asks, err := tx.CountPendingAsks(time.Now())
+		pending = n > 0 || asks > 0
 		return err
 	})
 	switch {
@@ -208,7 +212,7 @@ func (b *Box) ledState(ctx context.Context) ledView {
 		return ledView{panel.FastBlink, "phone: " + st.Code}
 	}
 	if pending {
-		return ledView{panel.SlowBlink, "approval waiting"}
+		return ledView{panel.SlowBlink, "approval or ask waiting"}
 	}
 	return ledView{panel.On, "ready"}
 }

@@ -17,6 +17,10 @@ type accessPage struct {
 	Lives   []oauth.Life
 	Calls   map[string]int // calls today by client id
 	Done    string
+	// Asks are the asks waiting for the owner; AskMarks each client's
+	// marks by client id (and by request handle for the approve forms).
+	Asks     askBlock
+	AskMarks map[string]clientMarksView
 }
 
 func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +55,12 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, "count the calls", err)
 		return
 	}
+	ap.Asks = p.pendingAsks(r, s.csrf, "/access")
+	ap.AskMarks = p.accessMarks(ap.Pending, ap.Clients)
+	ap.Done = askDone(r.URL.Query().Get("done"))
 	switch r.URL.Query().Get("done") {
+	case "asks":
+		ap.Done = "Saved. The client's next calls follow the new asks."
 	case "approved":
 		ap.Done = "Approved. The client gets its tokens on its next poll."
 	case "denied":
@@ -67,10 +76,12 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 func (p *Pages) approve(w http.ResponseWriter, r *http.Request) {
 	handle, life := r.PostFormValue("handle"), oauth.Life(r.PostFormValue("life"))
 	name := p.requestName(r.Context(), handle)
+	client := p.requestClient(r.Context(), handle)
 	err := p.cfg.OAuth.Approve(r.Context(), handle, life)
 	if p.accessFailed(w, r, err) {
 		return
 	}
+	p.approveMarks(r, client, name)
 	p.log.Info("owner: approved request", "handle", handle, "life", life)
 	p.record(r.Context(), actApprove, "approved "+quoted(name)+" ("+string(life)+")")
 	http.Redirect(w, r, "/access?done=approved", http.StatusSeeOther)

@@ -58,6 +58,9 @@ type boxOpts struct {
 	driver   owner.Driver
 	live     owner.LiveOptions
 	wifi     owner.WiFi
+	// asks, when set, makes the asks service from the box's store and
+	// clock (asks_test.go).
+	asks func(t *testing.T, st *store.Store, now func() time.Time) owner.Asks
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
@@ -73,7 +76,12 @@ func newBox(t testing.TB, o boxOpts) *box {
 		t.Fatal(err)
 	}
 	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
+	var asks owner.Asks
+	if o.asks != nil {
+		asks = o.asks(t, st, clk.Now)
+	}
 	b.pages, err = owner.New(owner.Config{
+		Asks:  asks,
 		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		Info: func() owner.BoxInfo {
 			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}

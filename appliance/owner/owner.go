@@ -28,6 +28,9 @@ type Config struct {
 	// Control pauses and resumes input and lists recent operations; nil
 	// until the control service exists (the pages then say so).
 	Control Controller
+	// Asks lists and decides the asks waiting for the owner and keeps the
+	// marks (what makes the box ask); nil: the pages offer no asks.
+	Asks Asks
 	// Info describes the box for the Status and Connect pages; nil shows
 	// blanks.
 	Info func() BoxInfo

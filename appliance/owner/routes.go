@@ -52,6 +52,7 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("POST /access/deny", p.owner(p.deny))
 	handle("POST /access/revoke", p.owner(p.revoke))
 	p.accessManageRoutes(handle)
+	p.asksRoutes(handle)
 	handle("GET /oauth/authorize", p.owner(p.authorizeForm))
 	handle("POST /oauth/authorize", p.owner(p.authorizePost))
 }

@@ -53,6 +53,7 @@ type settingsPage struct {
 	WiFi       *wifiView
 	Done       string
 	Error      string
+	Asks       boxMarksView // section#asks (asks.go)
 }
 
 // settingsRoutes registers the Settings page with Routes' handle.
@@ -102,6 +103,9 @@ func (p *Pages) settings(w http.ResponseWriter, r *http.Request) {
 	if msg == "" {
 		msg = wifiDone(done)
 	}
+	if done == "asks" {
+		msg = "Saved. Every client's next calls follow the new asks."
+	}
 	p.showSettings(w, r, http.StatusOK, msg, "")
 }
 
@@ -119,6 +123,7 @@ func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	sp.Linked = linked
+	sp.Asks = p.boxMarks(s.csrf)
 	var reload bool
 	sp.Update, reload = p.updateSection()
 	sp.Update.CSRF = s.csrf

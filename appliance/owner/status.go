@@ -30,6 +30,7 @@ type statusPage struct {
 	Remote     *TailnetView  // the remote entry; nil when the box has none
 	Problems   []problemView // what the phone still needs (status_problems.html)
 	Waiting    bool          // the box waits for the owner to fix one of them
+	Asks       askBlock      // the asks waiting for the owner (asks.go)
 
 	// The live view: the stream's picture size, the geometry epoch the
 	// owner's touches name, the buttons this phone has, whether the
@@ -66,6 +67,8 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		v := p.cfg.Tailnet.TailnetStatus()
 		sp.Remote = &v
 	}
+	sp.Asks = p.pendingAsks(r, s.csrf, "/status")
+	sp.Done = askDone(r.URL.Query().Get("done"))
 	switch r.URL.Query().Get("done") {
 	case "paused":
 		sp.Done = "Phone control is paused. No input reaches the phone until you resume."
