@@ -201,6 +201,9 @@ func decodeToolResult(tool string, raw json.RawMessage) (*Result, error) {
 	if res.Status() == "failed" || tr.IsError {
 		return res, refusedFrom(tool, res.Outcome)
 	}
+	if err := askPending(tool, res); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 
