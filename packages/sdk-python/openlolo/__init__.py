@@ -14,6 +14,9 @@ from .client import DEFAULT_SCOPES, MUTATING_TOOLS, Box, Frame, Image, Result, S
 from .errors import (
     AccessDenied,
     AppNotFound,
+    AskDenied,
+    AskExpired,
+    AskPending,
     AuthorizationPending,
     CaptureFailed,
     Cancelled,
@@ -61,7 +64,7 @@ from .transport import normalize_url
 __version__ = "0.1.0"
 
 __all__ = [
-    "AccessDenied", "AppNotFound", "AuthorizationPending", "Box", "BoxEntry", "Cancelled", "CaptureFailed",
+    "AccessDenied", "AppNotFound", "AskDenied", "AskExpired", "AskPending", "AuthorizationPending", "Box", "BoxEntry", "Cancelled", "CaptureFailed",
     "ConnectionProblem", "ControlBusy", "ControlRequired", "CursorExpired", "DecodeError", "DEFAULT_SCOPES", "ExpiredToken",
     "Frame", "FrameExpired", "GrantRevoked", "GrantRevokedRefusal", "Image", "InputFailed", "Internal",
     "InvalidArguments", "LinkNotFound", "LinkParams", "MUTATING_TOOLS", "NotPaired", "OpenloloError", "OperationConflict", "OperationNotFound",

@@ -53,6 +53,20 @@ class Error:
 
 
 @dataclass(frozen=True)
+class Ask:
+    """What the owner is asked before a marked call runs (api.Ask): its id,
+    the box page where the owner decides (url), the question in words
+    (what), its state (pending, allowed, denied, expired) and when it
+    expires (Unix ms)."""
+
+    id: str
+    url: str
+    what: str
+    state: str
+    expires_ms: int
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What every answer carries beside the tool's result (api.Outcome):
     status ok, failed (error says why) or pending; for mutating tools the
@@ -66,6 +80,7 @@ class Outcome:
     replayed: bool = field(default=False, metadata={"omitempty": True})
     tool: str = field(default="", metadata={"omitempty": True})
     error: Optional[Error] = _omitempty()
+    ask: Optional[Ask] = _omitempty()
 
 
 # ------------------------------------------------------------------ status
@@ -371,7 +386,19 @@ class AccessEvent:
     expires_ms: int = field(default=0, metadata={"omitempty": True})
 
 
-EventBody = Union[FrameEvent, PhoneEvent, ControlEvent, OperationEvent, AccessEvent]
+@dataclass(frozen=True)
+class AskEvent:
+    """One of the caller's asks was created, allowed, denied or expired."""
+
+    event: str
+    ask_id: str
+    operation_id: str
+    tool: str
+    state: str
+    url: str = field(default="", metadata={"omitempty": True})
+
+
+EventBody = Union[FrameEvent, PhoneEvent, ControlEvent, OperationEvent, AccessEvent, AskEvent]
 
 # The kind-specific members of each event kind.
 EVENT_BODIES: Dict[str, Type[Any]] = {
@@ -380,6 +407,7 @@ EVENT_BODIES: Dict[str, Type[Any]] = {
     "control": ControlEvent,
     "operation": OperationEvent,
     "access": AccessEvent,
+    "ask": AskEvent,
 }
 
 
@@ -825,7 +853,7 @@ MUTATING_TOOLS = frozenset(
 
 # Outcome members only mutating tools carry (a read tool's result may have
 # members of the same name: openlolo_device_info's state is the phone's).
-MUTATING_MEMBERS = ("operation_id", "dispatched", "state", "replayed", "tool")
+MUTATING_MEMBERS = ("operation_id", "dispatched", "state", "replayed", "tool", "ask")
 
 
 def outcome_members(tool: str) -> Tuple[str, ...]:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from . import api
 from .errors import (
+    AskPending,
     AuthorizationPending,
     CursorExpired,
     ExpiredToken,
@@ -165,7 +166,8 @@ def _last_sse_data(body: bytes) -> bytes:
 
 def decode_tool_result(tool: str, raw: Any) -> Result:
     """A tools/call result as a Result; a failed answer raises the Refused
-    subclass for its code (with .result set), isError without
+    subclass for its code (with .result set), a pending one with an ask
+    raises AskPending (the owner decides first), isError without
     structuredContent raises ProtocolError."""
     if not isinstance(raw, dict):
         raise ProtocolError("answer to %s is not a tool result" % tool)
@@ -189,6 +191,14 @@ def decode_tool_result(tool: str, raw: Any) -> Result:
         raise ProtocolError("%s failed without a structured answer: %s" % (tool, res.text))
     if res.status == "failed" or is_error:
         raise refused_from(tool, res.structured, res)
+    ask = res.structured.get("ask")
+    if res.status == "pending" and isinstance(ask, dict):
+        try:
+            a = api.decode(api.Ask, ask, path=tool + ".ask")
+        except api.DecodeError as e:
+            raise ProtocolError("%s: the answer's ask: %s" % (tool, e)) from e
+        op = res.structured.get("operation_id")
+        raise AskPending(tool, op if isinstance(op, str) else "", a, res)
     return res
 
 

@@ -210,6 +210,42 @@ class Internal(Refused):
     code_name = "INTERNAL"
 
 
+class AskDenied(Refused):
+    """ASK_DENIED: the owner said no to this call; nothing was sent."""
+
+    code_name = "ASK_DENIED"
+
+
+class AskExpired(Refused):
+    """ASK_EXPIRED: nobody decided the ask in time (or the retry after an
+    allow came too late); send the call again with a fresh operation_id to
+    ask anew."""
+
+    code_name = "ASK_EXPIRED"
+
+
+class AskPending(OpenloloError):
+    """A tool answered ``status: pending`` with an ``ask``: the owner marked
+    this kind of call, and nothing reached the phone yet. The owner decides
+    on the box page at ``url``; then call the same tool again with the same
+    arguments and ``operation_id``: allowed, it runs once; denied, it raises
+    ``AskDenied``; undecided for 10 minutes, ``AskExpired``; still waiting,
+    ``AskPending`` again. ``ask`` is the answer's ask (``api.Ask``)."""
+
+    def __init__(self, tool: str, operation_id: str, ask: Any, result: Optional[Any] = None) -> None:
+        self.tool = tool
+        self.operation_id = operation_id
+        self.ask = ask
+        self.ask_id: str = getattr(ask, "id", "")
+        self.url: str = getattr(ask, "url", "")
+        self.what: str = getattr(ask, "what", "")
+        self.result = result
+        super().__init__(
+            "%s waits for the owner: they are asked to %s at %s; call it again with operation_id %s and the same arguments once they decide"
+            % (tool, self.what, self.url, operation_id)
+        )
+
+
 class ProtocolError(OpenloloError):
     """A JSON-RPC error, or an answer the SDK could not read."""
 
