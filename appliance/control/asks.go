@@ -300,6 +300,20 @@ func (s *Service) askFor(c Client, tool api.Tool, args any, input bool) (mk Mark
 		}
 		mk := Mark{Kind: api.AskApp, Subject: app.ID}
 		return mk, fmt.Sprintf("launch %s (%s)", app.Name, app.ID), marks.Asks(c.ID, mk)
+	case api.OpenLinkArgs:
+		// A deep link opens its app: asked as launching the app when that
+		// is marked, else as opening a URL.
+		what := fmt.Sprintf("open the %q link of %s", api.Clip(a.Link), api.Clip(a.BundleID))
+		if mk := (Mark{Kind: api.AskApp, Subject: a.BundleID}); marks.Asks(c.ID, mk) {
+			for _, app := range s.ph.Info().Apps {
+				if app.ID == a.BundleID {
+					what = fmt.Sprintf("open the %q link of %s (%s)", api.Clip(a.Link), app.Name, app.ID)
+				}
+			}
+			return mk, what, true
+		}
+		mk := Mark{Kind: api.AskURL}
+		return mk, what, marks.Asks(c.ID, mk)
 	case api.OpenURLArgs:
 		mk := Mark{Kind: api.AskURL}
 		return mk, "open " + safeURL(a.URL), marks.Asks(c.ID, mk)

@@ -304,3 +304,28 @@ func TestAskEventsAndExpiry(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestAskOpenLink: a deep link is asked about as launching its app when
+// the app is marked, else as opening a URL.
+func TestAskOpenLink(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnv(t, control.Limits{})
+		link := func(q string) control.Answer[api.OpenLinkResult] {
+			return e.svc.OpenLink(ctx, alice, api.OpenLinkArgs{InputOptions: api.InputOptions{Observe: &noObserve},
+				BundleID: "com.apple.Maps", Link: "search", Params: params(`{"query":"` + q + `"}`)}).Answer
+		}
+		wantCode(t, link("a"), "")
+		if err := e.svc.SetBoxMarks(ctx, []control.Mark{{Kind: api.AskApp, Subject: "com.apple.Maps"}}); err != nil {
+			t.Fatal(err)
+		}
+		a := wantPending(t, link("b"), "")
+		if !strings.Contains(a.What, "Maps") || !strings.Contains(a.What, "search") {
+			t.Fatalf("the ask says %q", a.What)
+		}
+		if err := e.svc.SetBoxMarks(ctx, []control.Mark{{Kind: api.AskURL}}); err != nil {
+			t.Fatal(err)
+		}
+		wantPending(t, link("c"), "")
+	})
+}
