@@ -68,7 +68,6 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		sp.Remote = &v
 	}
 	sp.Asks = p.pendingAsks(r, s.csrf, "/status")
-	sp.Done = askDone(r.URL.Query().Get("done"))
 	switch r.URL.Query().Get("done") {
 	case "paused":
 		sp.Done = "Phone control is paused. No input reaches the phone until you resume."
@@ -76,6 +75,9 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		sp.Done = "Phone control is resumed."
 	default:
 		sp.Done = doneWords(r.URL.Query().Get("done"))
+	}
+	if msg := askDone(r.URL.Query().Get("done")); msg != "" {
+		sp.Done = msg
 	}
 	p.render(w, r, http.StatusOK, "status", sp)
 }
