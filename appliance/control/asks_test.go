@@ -303,7 +303,6 @@ func TestAskEventsAndExpiry(t *testing.T) {
 	})
 }
 
-
 // TestAskOpenLink: a deep link is asked about as launching its app when
 // the app is marked, else as opening a URL.
 func TestAskOpenLink(t *testing.T) {

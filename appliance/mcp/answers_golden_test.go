@@ -123,6 +123,11 @@ func TestAnswersGolden(t *testing.T) {
 		// After the others, so their answers stay as they were: Settings
 		// scrolls, so the full page has several pages.
 		do(api.ToolControl, `{"command":"resume"}`)
+		// A new box asks the owner before launching Settings
+		// (asks_golden_test.go has those answers); here it launches.
+		if err := ctl.SetBoxMarks(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
 		do(api.ToolLaunchApp, `{"bundle_id":"com.apple.Preferences","observe":false}`)
 		pair(api.ToolFullPage, `{"max_pages":3,"output":"both","max_size":256,"settle":0}`, `{"max_pages":21}`)
 		pair(api.ToolSendText, `{"text":"h\u00e9llo \u2713 \u65e5\u672c","observe":false}`, `{"text":""}`)
