@@ -22,7 +22,7 @@ import (
 func asksBox(t *testing.T) (*box, *http.Client, *control.Service) {
 	t.Helper()
 	var svc *control.Service
-	b, c := claimedBox(t, boxOpts{asks: func(t *testing.T, st *store.Store, now func() time.Time) owner.Asks {
+	b, c := claimedBox(t, boxOpts{asks: func(t testing.TB, st *store.Store, now func() time.Time) owner.Asks {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
 		var err error

@@ -60,7 +60,7 @@ type boxOpts struct {
 	wifi     owner.WiFi
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
-	asks func(t *testing.T, st *store.Store, now func() time.Time) owner.Asks
+	asks func(t testing.TB, st *store.Store, now func() time.Time) owner.Asks
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
