@@ -205,8 +205,8 @@ func (bt *browserTab) tapLive(t *testing.T, fx, fy float64) {
 // app on the phone.
 func testLive(t *testing.T, bt *browserTab, c *sdk.Client) {
 	bt.open(t, "/status")
-	if bt.count(t, "img#phone-live") == 0 {
-		t.Skip("Status has no img#phone-live: the live view (issue 14, helper live) is not in main yet")
+	if bt.count(t, "img#phone-live") != 1 {
+		t.Fatal("Status has no img#phone-live (the live view's DOM hook)")
 	}
 	ctx := context.Background()
 	home := func() {
@@ -258,5 +258,8 @@ func testLive(t *testing.T, bt *browserTab, c *sdk.Client) {
 		bt.open(t, "/status")
 		bt.tapLive(t, m.CenterX, m.CenterY)
 		findOne(t, c, "Done") // Notes' bar: the app is open, as the client sees it
+		bt.open(t, "/status")
+		bt.submit(t, `form[action="/status/resume"] button`) // Give control back (and lift the pause)
+		bt.waitText(t, "#control-holder", "Nobody holds control")
 	})
 }
