@@ -104,6 +104,12 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 		if err := rc.Flush(); err != nil {
 			return
 		}
+		// No deadline while the stream waits for the next picture: over
+		// HTTP/2 an expired write deadline resets the stream even when
+		// nothing is being written, which ended every stream 10 s after
+		// the screen last changed (the page's script then fell back to a
+		// still picture a second; the browser suite's live step shows it).
+		rc.SetWriteDeadline(time.Time{})
 	}
 }
 
