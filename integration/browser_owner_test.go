@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,7 +221,35 @@ func testLive(t *testing.T, bt *browserTab, c *sdk.Client) {
 		home()
 		r, m := findOne(t, c, "Notes")
 		bt.open(t, "/status")
+		// The page loads with the still picture and its script turns the
+		// image into the stream: wait for the stream and a settled picture,
+		// so what changes next is the tap, not the switch.
+		if err := bt.until(`document.getElementById("phone-live").src.includes("/status/live.mjpeg")`); err != nil {
+			t.Fatalf("the live view never became the stream: %v", err)
+		}
 		before := bt.liveShot(t)
+		for settled := time.Now().Add(wait); ; {
+			next := bt.liveShot(t)
+			if bytes.Equal(next, before) {
+				break
+			}
+			if time.Now().After(settled) {
+				t.Fatal("the live view keeps changing on a still phone")
+			}
+			before = next
+		}
+		// An owner watches a still phone before an agent acts: let the
+		// stream idle longer than the box's 10 s write timeout for a
+		// picture (over HTTP/2 an expired write deadline reset the idle
+		// stream, and the view froze on its last picture). The wait is the
+		// condition under test, not a wait for an outcome.
+		time.Sleep(11 * time.Second)
+		if !bytes.Equal(bt.liveShot(t), before) {
+			t.Fatal("the live view changed on a still phone")
+		}
+		if src, err := run(bt, chromedp.Evaluate[string](`document.getElementById("phone-live").src`)); err != nil || !strings.Contains(src, "/status/live.mjpeg") {
+			t.Fatalf("after 11 s on a still phone the live view shows %q (%v), not the stream", src, err)
+		}
 		if _, err := c.Tap(ctx, sdk.Frame{ID: r.FrameID, Epoch: r.GeometryEpoch}, m.CenterX, m.CenterY, nil); err != nil {
 			t.Fatalf("tap Notes: %v", err)
 		}
