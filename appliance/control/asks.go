@@ -282,6 +282,11 @@ func describeMarks(ms []Mark) string {
 // askFor decides whether c's call of tool with args waits for the owner:
 // the mark that asks and the question in words, or ok false.
 func (s *Service) askFor(c Client, tool api.Tool, args any, input bool) (mk Mark, what string, ok bool) {
+	if c.IsOwner() {
+		// The owner's own input on the box page (control.Owner) is the
+		// owner's decision already: box-wide marks never ask it.
+		return Mark{}, "", false
+	}
 	s.asks.mu.Lock()
 	marks := s.asks.marks
 	defer s.asks.mu.Unlock()

@@ -187,3 +187,25 @@ func TestOwnerIDIsNoClientID(t *testing.T) {
 		t.Fatal("IsOwner")
 	}
 }
+
+// Box-wide asks (typing, every input) are for the agents: the owner's own
+// input on the box page runs without asking, while an agent's waits.
+func TestOwnerInputIsNeverAsked(t *testing.T) {
+	e := newEnv(t, control.Limits{})
+	ctx := context.Background()
+	if err := e.svc.SetBoxMarks(ctx, []control.Mark{{Kind: api.AskText}, {Kind: api.AskInput}}); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, e.svc.TypeText(ctx, control.Owner(), api.TypeTextArgs{Text: ptr("hi")}).Answer, "")
+	wantCode(t, ownerTap(t, e, "").Answer, "")
+	if e.ph.Typed() != "hi" {
+		t.Fatalf("typed %q, want hi", e.ph.Typed())
+	}
+	if err := e.svc.GiveBack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := e.svc.TypeText(ctx, alice, api.TypeTextArgs{Text: ptr("x")})
+	if r.Status != api.StatusPending {
+		t.Fatalf("an agent's typing under a box-wide mark answered %s, want pending", r.Status)
+	}
+}
