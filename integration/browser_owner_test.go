@@ -70,8 +70,8 @@ func findOne(t *testing.T, c *sdk.Client, query string) (*api.FindTextResult, ap
 // for the pages step to shoot (with Status and Access showing it).
 func testAsks(t *testing.T, bt *browserTab, c *sdk.Client) []page {
 	bt.open(t, "/settings")
-	if bt.count(t, "section#asks") == 0 {
-		t.Skip("Settings has no section#asks: asks (issue 14, helper asks) are not in main yet")
+	if bt.count(t, "section#asks") != 1 {
+		t.Fatal("Settings has no section#asks (the box-wide ask marks' DOM hook)")
 	}
 	mark := `section#asks input[type=checkbox][value="url"]`
 	if bt.count(t, mark) != 1 {
@@ -136,6 +136,9 @@ func testAsks(t *testing.T, bt *browserTab, c *sdk.Client) []page {
 		}
 		bt.open(t, u.RequestURI())
 		form := fmt.Sprintf(`form.ask[data-ask-id=%q]`, id)
+		if bt.count(t, form+`[method=post] input[type=checkbox][name=always]`) != 1 || bt.count(t, form+` button[name=decision][value=deny]`) != 1 {
+			t.Fatalf("the ask's page has no %s with the always checkbox and both decisions", form)
+		}
 		bt.submit(t, form+` button[name=decision][value=allow]`)
 		r = openURL(op, "https://example.com/allowed")
 		if r.Status() != string(api.StatusOK) || r.Outcome.OperationID != op {
@@ -185,10 +188,12 @@ func (bt *browserTab) liveShot(t *testing.T) []byte {
 	return b
 }
 
-// tapLive clicks the live view at the fractions fx, fy of the image.
+// tapLive clicks the live view at the fractions fx, fy of the image,
+// scrolled into the viewport first (an ask waiting above it pushes it
+// down; a click is sent at viewport coordinates).
 func (bt *browserTab) tapLive(t *testing.T, fx, fy float64) {
 	t.Helper()
-	raw, err := run(bt, chromedp.Evaluate[[]byte](`(() => { const r = document.querySelector("img#phone-live").getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })()`))
+	raw, err := run(bt, chromedp.Evaluate[[]byte](`(() => { const img = document.querySelector("img#phone-live"); img.scrollIntoView({block: "center"}); const r = img.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })()`))
 	if err != nil {
 		t.Fatal(err)
 	}
