@@ -26,10 +26,6 @@ import (
 // keep stable (img#phone-live, #control-holder, form#take-over,
 // form.ask[data-ask-id], section#asks).
 
-// codeAskDenied is ASK_DENIED (DESIGN.md §3.4; api gets its constant
-// with the asks).
-const codeAskDenied api.Code = "ASK_DENIED"
-
 // count is how many elements sel matches on the tab's page.
 func (bt *browserTab) count(t *testing.T, sel string) int {
 	t.Helper()
@@ -162,7 +158,7 @@ func testAsks(t *testing.T, bt *browserTab, c *sdk.Client) []page {
 		bt.submit(t, form+` button[name=decision][value=deny]`)
 		for i := range 2 {
 			r = openURL(op, "https://example.com/denied")
-			if r.Outcome.Error == nil || r.Outcome.Error.Code != codeAskDenied || r.Outcome.Dispatched == nil || *r.Outcome.Dispatched {
+			if r.Outcome.Error == nil || r.Outcome.Error.Code != api.CodeAskDenied || r.Outcome.Dispatched == nil || *r.Outcome.Dispatched {
 				t.Fatalf("call %d after Deny: %+v, want failed ASK_DENIED, not dispatched", i+1, r.Outcome)
 			}
 		}
