@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/control"
@@ -108,9 +109,9 @@ type Config struct {
 // Box is a running (or ready to run) openlolo box.
 type Box struct {
 	cfg     Config
-	name    string
 	log     *slog.Logger
-	cert    *boxtls.Cert
+	id      atomic.Pointer[identity] // the name and the LAN certificate
+	idMu    sync.Mutex               // serialises renames and rotations
 	store   *store.Store
 	mux     *http.ServeMux
 	lan     *entry.Server
@@ -129,6 +130,12 @@ type Box struct {
 	// while requests drain, and ends in Close, before the store closes.
 	life     context.Context
 	stopLife context.CancelFunc
+
+	// The mDNS announcement: its context (Run's) and how to withdraw it;
+	// a rename makes it again under the new name.
+	mdnsMu   sync.Mutex
+	mdnsCtx  context.Context
+	mdnsStop func()
 
 	closeOnce sync.Once
 	closeErr  error
@@ -168,16 +175,18 @@ func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 	if err := makeStateDir(cfg.StateDir); err != nil {
 		return nil, err
 	}
-	if b.name, err = boxName(cfg); err != nil {
-		return nil, err
-	}
-	b.cert, err = boxtls.Load(boxtls.Options{Dir: cfg.StateDir, Name: b.name, Rotate: cfg.RotateCert})
+	name, err := boxName(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if b.cert.Created {
-		b.log.Info("made a new LAN certificate", "fingerprint", b.cert.Fingerprint(), "rotated", cfg.RotateCert)
+	cert, err := boxtls.Load(boxtls.Options{Dir: cfg.StateDir, Name: name, Rotate: cfg.RotateCert})
+	if err != nil {
+		return nil, err
 	}
+	if cert.Created {
+		b.log.Info("made a new LAN certificate", "fingerprint", cert.Fingerprint(), "rotated", cfg.RotateCert)
+	}
+	b.id.Store(&identity{name: name, cert: cert})
 	b.recoverUpdate()
 	if b.store, err = store.Open(ctx, cfg.StateDir); err != nil {
 		return nil, err
@@ -214,9 +223,17 @@ func makeStateDir(dir string) error {
 	return nil
 }
 
+// boxName is, in this order: Config.Name (serve --name: the command line
+// is the stronger statement, so a box started with --name comes back
+// under that name even after the owner renamed it on the Settings page),
+// the name the owner gave on the Settings page (kept in StateDir/box-name),
+// or DefaultName.
 func boxName(cfg Config) (string, error) {
 	if cfg.Name != "" {
 		return cfg.Name, CheckName(cfg.Name)
+	}
+	if name, err := storedName(cfg.StateDir); err != nil || name != "" {
+		return name, err
 	}
 	cpuinfo, err := os.ReadFile(cfg.CPUInfo)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -285,6 +302,7 @@ func (b *Box) routes() error {
 		SetupCodeFile: b.cfg.SetupCodeFile,
 		StateDir:      b.cfg.StateDir,
 		Reset:         b.factoryReset,
+		Identity:      identities{b},
 		WiFi:          b.cfg.WiFi,
 		Logger:        b.log.With("service", "owner"),
 	})
@@ -383,14 +401,15 @@ func (b *Box) verificationURI(r *http.Request, handle string) string {
 
 // Info describes the box for the box page.
 func (b *Box) Info() owner.BoxInfo {
+	id := b.id.Load()
 	return owner.BoxInfo{
-		Name:             b.name,
+		Name:             id.name,
 		Version:          b.cfg.Version,
-		Fingerprint:      b.cert.Fingerprint(),
-		FingerprintColon: b.cert.FingerprintColon(),
-		SPKIPin:          b.cert.SPKIPin(),
+		Fingerprint:      id.cert.Fingerprint(),
+		FingerprintColon: id.cert.FingerprintColon(),
+		SPKIPin:          id.cert.SPKIPin(),
 		Backend:          b.cfg.Phone.Info().Backend,
-		CertPEM:          pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b.cert.Leaf.Raw}),
+		CertPEM:          pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: id.cert.Leaf.Raw}),
 	}
 }
 
@@ -405,7 +424,8 @@ func (b *Box) healthz(w http.ResponseWriter, r *http.Request) {
 
 // hosts are the names the LAN entry answers to.
 func (b *Box) hosts() entry.Hosts {
-	names := append([]string{b.name + ".local", b.name}, b.cert.Leaf.DNSNames...)
+	id := b.id.Load()
+	names := append([]string{id.name + ".local", id.name}, id.cert.Leaf.DNSNames...)
 	return entry.Hosts{Names: names, Any: entry.IsLoopback(b.cfg.LANAddr)}
 }
 
@@ -425,12 +445,11 @@ func limitBody(next http.Handler) http.Handler {
 }
 
 func (b *Box) listen() error {
-	hosts := b.hosts()
 	var err error
 	b.lan, err = entry.Listen(entry.Config{
 		Addr:    b.cfg.LANAddr,
-		TLS:     b.cert.ServerConfig(),
-		Handler: entry.SecurityHeaders(entry.HostCheck(hosts, limitBody(b.mux))),
+		TLS:     b.serverTLS(),
+		Handler: entry.SecurityHeaders(b.hostCheck(limitBody(b.mux))),
 		Logger:  b.log.With("entry", "lan"),
 	})
 	if err != nil {
@@ -440,10 +459,15 @@ func (b *Box) listen() error {
 		return nil
 	}
 	_, port, _ := net.SplitHostPort(b.lan.Addr().String())
-	hosts.Any = hosts.Any && entry.IsLoopback(b.cfg.HTTPAddr)
+	// The names are read per request: a rename changes them.
+	redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hosts := b.hosts()
+		hosts.Any = hosts.Any && entry.IsLoopback(b.cfg.HTTPAddr)
+		entry.Redirect(hosts, port).ServeHTTP(w, r)
+	})
 	b.redir, err = entry.Listen(entry.Config{
 		Addr:    b.cfg.HTTPAddr,
-		Handler: b.httpFront(entry.SecurityHeaders(entry.Redirect(hosts, port))),
+		Handler: b.httpFront(entry.SecurityHeaders(redirect)),
 		Logger:  b.log.With("entry", "http"),
 	})
 	if err != nil {
@@ -460,10 +484,10 @@ func (b *Box) httpFront(h http.Handler) http.Handler {
 }
 
 // Name is the box name.
-func (b *Box) Name() string { return b.name }
+func (b *Box) Name() string { return b.id.Load().name }
 
-// Cert is the LAN certificate the box presents.
-func (b *Box) Cert() *boxtls.Cert { return b.cert }
+// Cert is the LAN certificate the box presents now.
+func (b *Box) Cert() *boxtls.Cert { return b.id.Load().cert }
 
 // Addr is the LAN entry's bound address.
 func (b *Box) Addr() net.Addr { return b.lan.Addr() }
@@ -481,7 +505,7 @@ func (b *Box) HTTPAddr() net.Addr {
 // out when it is 443.
 func (b *Box) LANURL() string {
 	bound := b.lan.Addr().(*net.TCPAddr)
-	host := b.name + ".local"
+	host := b.Name() + ".local"
 	if cfgHost, _, err := net.SplitHostPort(b.cfg.LANAddr); err == nil && cfgHost != "" {
 		if ip := net.ParseIP(cfgHost); ip == nil || !ip.IsUnspecified() {
 			host = bound.IP.String()
@@ -512,9 +536,9 @@ func (b *Box) Run(ctx context.Context) error {
 	for _, s := range servers {
 		go func() { errc <- s.Serve() }()
 	}
-	b.log.Info("box is up", "name", b.name, "url", b.LANURL(), "lan", b.lan.Addr().String(), "http", b.cfg.HTTPAddr, "version", b.cfg.Version)
-	stopMDNS := b.advertise(ctx)
-	defer stopMDNS()
+	b.log.Info("box is up", "name", b.Name(), "url", b.LANURL(), "lan", b.lan.Addr().String(), "http", b.cfg.HTTPAddr, "version", b.cfg.Version)
+	b.startMDNS(ctx)
+	defer b.stopMDNS()
 	b.remote.run(ctx) // never waits for the tailnet
 	defer b.remote.shutdown()
 	panelCtx, stopPanel := context.WithCancel(ctx)
@@ -534,7 +558,7 @@ func (b *Box) Run(ctx context.Context) error {
 		}
 		b.log.Error("entry failed", "err", runErr)
 	}
-	stopMDNS() // withdraw before the entries stop answering
+	b.stopMDNS() // withdraw before the entries stop answering
 	stopPanel()
 	waitPanel() // the LED goes off
 	b.remote.shutdown()
@@ -570,14 +594,15 @@ func (b *Box) advertise(ctx context.Context) (stop func()) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	id := b.id.Load()
 	go func() {
 		defer close(done)
 		err := entry.AdvertiseMDNS(ctx, entry.MDNSConfig{
-			Name:        b.name,
+			Name:        id.name,
 			Port:        b.lan.Addr().(*net.TCPAddr).Port,
 			Version:     b.cfg.Version,
-			Fingerprint: b.cert.Fingerprint(),
-			Pin:         b.cert.SPKIPin(),
+			Fingerprint: id.cert.Fingerprint(),
+			Pin:         id.cert.SPKIPin(),
 			Logger:      b.log.With("entry", "mdns"),
 		})
 		if err != nil {
@@ -599,7 +624,7 @@ func (b *Box) announce(ctx context.Context) error {
 		return err
 	}
 	_, err = fmt.Fprintf(out, "LAN URL:      %s\nFingerprint:  %s\nSPKI pin:     %s\nSetup code:   %s\n",
-		b.LANURL(), b.cert.Fingerprint(), b.cert.SPKIPin(), setup)
+		b.LANURL(), b.Cert().Fingerprint(), b.Cert().SPKIPin(), setup)
 	if err != nil {
 		return fmt.Errorf("appliance: print start-up lines: %w", err)
 	}
@@ -652,7 +677,7 @@ func (b *Box) StateDir() string { return b.cfg.StateDir }
 // mcpInfo is what openlolo_status says about the box, the remote entry's
 // state included.
 func (b *Box) mcpInfo() mcp.BoxInfo {
-	info := mcp.BoxInfo{Name: b.name, Version: b.cfg.Version}
+	info := mcp.BoxInfo{Name: b.Name(), Version: b.cfg.Version}
 	if tn := b.Remote(); tn != nil {
 		st := tn.Status()
 		info.Remote = &mcp.RemoteEntry{State: st.State, Reason: st.Reason, URL: tn.Issuer()}

@@ -42,7 +42,7 @@ func (b *Box) newRemote(ctx context.Context) (*remote, error) {
 	r := &remote{b: b, mux: http.NewServeMux()}
 	var err error
 	r.tn, err = entry.NewTailnet(entry.TailnetConfig{
-		Name:       b.name,
+		Name:       b.Name(),
 		Dir:        filepath.Join(b.cfg.StateDir, "tailscale"),
 		AuthKey:    b.cfg.TSAuthKey,
 		ControlURL: b.cfg.TailnetControlURL,

@@ -121,7 +121,7 @@ func (b *Box) selfChecks() []update.Check {
 // checkHTTPS asks the LAN entry's /healthz over loopback, pinned to the
 // box's own certificate, until it answers (or ctx ends).
 func (b *Box) checkHTTPS(ctx context.Context) error {
-	cfg, err := boxtls.ClientConfig(b.cert.Fingerprint())
+	cfg, err := boxtls.ClientConfig(b.Cert().Fingerprint())
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (b *Box) checkHTTPS(ctx context.Context) error {
 	defer cl.CloseIdleConnections()
 	var last error
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+b.name+".local/healthz", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+b.Name()+".local/healthz", nil)
 		res, err := cl.Do(req)
 		if err == nil {
 			io.Copy(io.Discard, res.Body)

@@ -58,6 +58,7 @@ type boxOpts struct {
 	driver   owner.Driver
 	live     owner.LiveOptions
 	wifi     owner.WiFi
+	identity *fakeIdentity // Config.Identity; its BoxInfo is Config.Info's
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
 	asks func(t testing.TB, st *store.Store, now func() time.Time) owner.Asks
@@ -83,7 +84,11 @@ func newBox(t testing.TB, o boxOpts) *box {
 	b.pages, err = owner.New(owner.Config{
 		Asks:  asks,
 		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
+		Identity: identityOf(o.identity),
 		Info: func() owner.BoxInfo {
+			if o.identity != nil {
+				return o.identity.info()
+			}
 			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}
 		},
 	})

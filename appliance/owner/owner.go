@@ -55,6 +55,9 @@ type Config struct {
 	// announcement of the new setup code); the Settings page calls it.
 	// nil: the page calls FactoryReset itself.
 	Reset func(ctx context.Context) error
+	// Identity renames the box and remakes its LAN certificate for the
+	// Settings page; nil: the page offers neither.
+	Identity Identity
 	// StateDir is the box's state directory, named in the console
 	// commands the pages suggest (openlolo owner reset-passphrase --state
 	// DIR); empty shows the placeholder DIR.

@@ -53,7 +53,8 @@ type settingsPage struct {
 	WiFi       *wifiView
 	Done       string
 	Error      string
-	Asks       boxMarksView // section#asks (asks.go)
+	Asks       boxMarksView  // section#asks (asks.go)
+	Identity   *identityView // section#identity (settings_identity.go)
 }
 
 // settingsRoutes registers the Settings page with Routes' handle.
@@ -68,6 +69,7 @@ func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
 	p.updateRoutes(handle)
 	p.accountRoutes(handle)
 	p.resetRoutes(handle)
+	p.identityRoutes(handle)
 	p.wifiRoutes(handle)
 }
 
@@ -131,6 +133,7 @@ func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int,
 		sp.Script, sp.Reload = true, 2
 	}
 	sp.WiFi = p.wifiSection(r.Context(), s.csrf)
+	sp.Identity = p.identitySection(s.csrf)
 	if sp.Account, err = p.accountSection(r); err != nil {
 		p.internal(w, r, "read the owner's sessions", err)
 		return
