@@ -34,6 +34,10 @@ type Operation struct {
 	Summary string
 	// RunID and RunTitle name the run the call is a step of ("" when none).
 	RunID, RunTitle string
+	// ThumbWidth and ThumbHeight are the size of its thumbnail (the
+	// screen after the input; OperationThumb), 0 when it has none. Only
+	// RecentOperations fills them.
+	ThumbWidth, ThumbHeight int
 }
 
 // Event is one row of the watch event log; ID is its cursor.
@@ -63,6 +67,14 @@ func (t *Tx) InsertOperation(op Operation) error {
 }
 
 const opColumns = `id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title`
+
+// scanMore scans a row's columns after an operation's into more.
+type scanMore struct {
+	row  interface{ Scan(...any) error }
+	more []any
+}
+
+func (s scanMore) Scan(dest ...any) error { return s.row.Scan(append(dest, s.more...)...) }
 
 func scanOperation(row interface{ Scan(...any) error }) (Operation, error) {
 	var op Operation
@@ -101,14 +113,18 @@ func (t *Tx) SetOperationState(id, state, code, answer string, at time.Time) err
 
 // RecentOperations returns up to n operations, newest first.
 func (t *Tx) RecentOperations(n int) ([]Operation, error) {
-	rows, err := t.tx.Query(`SELECT `+opColumns+` FROM operations ORDER BY created DESC, rowid DESC LIMIT ?`, n)
+	rows, err := t.tx.Query(`SELECT `+opColumns+`, COALESCE(t.width, 0), COALESCE(t.height, 0)
+		FROM operations LEFT JOIN operation_thumbs t ON t.operation_id = operations.id
+		ORDER BY created DESC, operations.rowid DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent operations: %w", err)
 	}
 	defer rows.Close()
 	var ops []Operation
 	for rows.Next() {
-		op, err := scanOperation(rows)
+		var w, h int
+		op, err := scanOperation(scanMore{rows, []any{&w, &h}})
+		op.ThumbWidth, op.ThumbHeight = w, h
 		if err != nil {
 			return nil, fmt.Errorf("store: recent operations: %w", err)
 		}

@@ -9,7 +9,7 @@ import "fmt"
 var resetTables = [...]string{
 	"owner_sessions", "owner_failures", "owner_locks", "owner_setup", "owner",
 	"oauth_auth_codes", "oauth_tokens", "oauth_device_requests", "oauth_grants", "oauth_clients",
-	"events", "operations", "actions", "asks", "client_ask_marks",
+	"events", "operation_thumbs", "operations", "actions", "asks", "client_ask_marks",
 }
 
 // FactoryReset forgets the owner and everyone the owner let in: the
