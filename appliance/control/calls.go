@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // callBatch is how many recorded calls one transaction writes at most.
@@ -15,12 +16,14 @@ const callBatch = 256
 // the Activity page reads).
 const callGather = 200 * time.Millisecond
 
-// call is one entry of the calls queue: a call to record, or (with only
-// done set) a flush that is answered once everything queued before it is
-// written.
+// call is one entry of the calls queue: a call to record, the screen
+// after an input (with frame set: its thumbnail is stored for the
+// operation operationID), or (with only done set) a flush that is answered
+// once everything queued before it is written.
 type call struct {
 	action      store.Action
 	operationID string
+	frame       *phone.Frame
 	done        chan struct{}
 }
 
@@ -96,15 +99,34 @@ func (s *Service) writeCalls(ctx context.Context) {
 
 func (s *Service) writeCallBatch(ctx context.Context, batch []call) {
 	n := 0
-	for _, c := range batch {
-		if c.done == nil {
+	thumbs := map[int]store.Thumb{}
+	for i, c := range batch {
+		if c.frame != nil {
+			th, err := Thumbnail(c.frame)
+			if err != nil {
+				s.log.Warn("control: thumbnail", "op", c.operationID, "err", err)
+				continue
+			}
+			thumbs[i] = th
+			n++
+		} else if c.done == nil {
 			n++
 		}
 	}
 	if n > 0 {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
 		err := s.st.Update(wctx, func(tx *store.Tx) error {
-			for _, c := range batch {
+			for i, c := range batch {
+				if c.frame != nil {
+					if th, ok := thumbs[i]; ok {
+						// Only this statement fails (the operation was
+						// pruned meanwhile): the calls are still written.
+						if err := tx.SetOperationThumb(c.operationID, th); err != nil {
+							s.log.Warn("control: store a thumbnail", "op", c.operationID, "err", err)
+						}
+					}
+					continue
+				}
 				if c.done != nil {
 					continue
 				}

@@ -371,6 +371,9 @@ func (s *Service) CancelOp(ctx context.Context, c Client, target string) (*api.C
 // Recent returns up to n journaled operations, newest first (for the box
 // page's Activity).
 func (s *Service) Recent(ctx context.Context, n int) ([]store.Operation, error) {
+	if err := s.FlushCalls(ctx); err != nil { // the newest thumbnails
+		return nil, fmt.Errorf("control: recent: %w", err)
+	}
 	var ops []store.Operation
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		var err error

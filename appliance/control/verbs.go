@@ -295,6 +295,9 @@ func input[R any, P inputResult[R]](ctx context.Context, s *Service, c Client, t
 		return out
 	}
 	out.Shot = &shot
+	if a.OperationID != "" && !a.Replayed {
+		s.queueThumb(a.OperationID, shot.Frame)
+	}
 	return out
 }
 
