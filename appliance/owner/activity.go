@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -120,6 +121,32 @@ func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.render(w, r, http.StatusOK, "activity", ap)
+}
+
+// activityThumb serves the thumbnail of the screen after operation id's
+// input: what the Status page showed then. A thumbnail never changes, so
+// the owner's browser may keep it.
+func (p *Pages) activityThumb(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var th store.Thumb
+	err := p.st.View(r.Context(), func(tx *store.Tx) error {
+		var err error
+		th, err = tx.OperationThumb(id)
+		return err
+	})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		http.Error(w, "No screen was kept for this entry (it had no observation, or it was pruned).", http.StatusNotFound)
+		return
+	case err != nil:
+		p.log.Warn("owner: read a thumbnail", "op", id, "err", err)
+		http.Error(w, "The box could not read the thumbnail.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Cache-Control", "private, max-age=86400, immutable")
+	w.Header().Set("Content-Length", strconv.Itoa(len(th.JPEG)))
+	w.Write(th.JPEG)
 }
 
 // zoneName is the box's time zone as the page names it: its abbreviation

@@ -3,6 +3,7 @@ package owner_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -85,5 +86,46 @@ func TestOwnerActionsRecorded(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "claim logout login_failed login" {
 		t.Fatalf("recorded %q, want claim logout login_failed login", got)
+	}
+}
+
+// A row whose input kept the screen after it shows that thumbnail (lazy,
+// sized); other rows show none. The thumbnail is served to the owner's
+// session only, cached privately, and an unknown id is 404.
+func TestActivityThumbnail(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	rows := []owner.Activity{
+		{Time: t0, Client: "agent", Tool: "openlolo_tap", Outcome: "succeeded", OperationID: "op-1", ThumbWidth: 72, ThumbHeight: 160},
+		{Time: t0.Add(-time.Second), Client: "agent", Tool: "openlolo_tap", Outcome: "failed", Code: "PAUSED"},
+	}
+	b, c := claimedBox(t, boxOpts{control: &fakeControl{recent: rows}})
+	pic := []byte("\xff\xd8 thumbnail \xff\xd9")
+	err := b.st.Update(context.Background(), func(tx *store.Tx) error {
+		if err := tx.InsertOperation(store.Operation{ID: "op-1", ClientID: "c", Tool: "openlolo_tap", Fingerprint: "f",
+			State: store.OpSucceeded, Created: t0, Updated: t0}); err != nil {
+			return err
+		}
+		return tx.SetOperationThumb("op-1", store.Thumb{Width: 72, Height: 160, JPEG: pic})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := mustGet(t, c, b.url, "/activity")
+	img := `<img class="thumb" src="/activity/thumb/op-1" loading="lazy" width="36" height="80" alt="screen after the input">`
+	if !strings.Contains(body, img) || strings.Count(body, "<img") != 1 {
+		t.Fatalf("Activity page: want exactly one thumbnail %s, got %d images", img, strings.Count(body, "<img"))
+	}
+
+	res, got := ownertest.Get(t, c, b.url, "/activity/thumb/op-1")
+	if res.StatusCode != http.StatusOK || got != string(pic) || res.Header.Get("Content-Type") != "image/jpeg" ||
+		!strings.HasPrefix(res.Header.Get("Cache-Control"), "private, max-age=") {
+		t.Fatalf("GET the thumbnail = %d %q (%s, Cache-Control %q)", res.StatusCode, got, res.Header.Get("Content-Type"), res.Header.Get("Cache-Control"))
+	}
+	if res, _ := ownertest.Get(t, c, b.url, "/activity/thumb/op-2"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET an unknown thumbnail = %d, want 404", res.StatusCode)
+	}
+	anon := ownertest.NewClient(t, b.srv)
+	if res, got := ownertest.Get(t, anon, b.url, "/activity/thumb/op-1"); res.StatusCode != http.StatusForbidden || got == string(pic) {
+		t.Errorf("GET the thumbnail without a session = %d, want 403 and no picture", res.StatusCode)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -139,7 +140,22 @@ type Activity struct {
 	Summary string
 	// RunID and RunTitle name the run a call is a step of.
 	RunID, RunTitle string
+	// OperationID is the journaled operation's id ("" for other rows);
+	// ThumbWidth and ThumbHeight, when not 0, are the size of the
+	// thumbnail of the screen after the input, served at ThumbPath.
+	OperationID             string
+	ThumbWidth, ThumbHeight int
 }
+
+// ThumbPath is where the row's thumbnail is served.
+func (a Activity) ThumbPath() string { return "/activity/thumb/" + url.PathEscape(a.OperationID) }
+
+// ThumbShownWidth and ThumbShownHeight are the thumbnail's size on the
+// page: half its pixels, so it stays sharp on a dense screen.
+func (a Activity) ThumbShownWidth() int { return max(1, a.ThumbWidth/2) }
+
+// ThumbShownHeight: see ThumbShownWidth.
+func (a Activity) ThumbShownHeight() int { return max(1, a.ThumbHeight/2) }
 
 // Pages is the box page.
 type Pages struct {

@@ -43,6 +43,7 @@ func (p *Pages) Routes(mux *http.ServeMux) {
 	handle("GET /help/{topic}", p.owner(p.helpTopicPage))
 	p.liveRoutes(handle)
 	handle("GET /activity", p.owner(p.activityPage))
+	handle("GET /activity/thumb/{id}", p.asset(p.activityThumb))
 	handle("GET /connect", p.owner(p.connectPage))
 	handle("GET "+CertificatePath, p.certificate)
 	p.settingsRoutes(handle)
