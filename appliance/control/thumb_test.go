@@ -82,6 +82,44 @@ func TestThumbnailEmpty(t *testing.T) {
 	}
 }
 
+// A screen of one-pixel stripes (text at 15× reduction is much like it)
+// becomes an even grey, not black or white stripes sampled apart; also
+// from a sub-image, and from a non-RGBA image.
+func TestThumbnailAverages(t *testing.T) {
+	full := image.NewRGBA(image.Rect(0, 0, 1090, 2400))
+	for y := range 2400 {
+		for x := range 1090 {
+			v := uint8(255 * (x % 2))
+			full.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	sub := full.SubImage(image.Rect(10, 0, 1090, 2400))
+	nrgba := image.NewNRGBA(image.Rect(0, 0, 1080, 2400))
+	for y := range 2400 {
+		for x := range 1080 {
+			v := uint8(255 * (x % 2))
+			nrgba.SetNRGBA(x, y, color.NRGBA{v, v, v, 255})
+		}
+	}
+	for name, img := range map[string]image.Image{"rgba": full, "sub-image": sub, "nrgba": nrgba} {
+		th, err := control.Thumbnail(&phone.Frame{Image: img})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := jpeg.Decode(bytes.NewReader(th.JPEG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := got.Bounds()
+		for _, p := range []image.Point{{b.Dx() / 2, b.Dy() / 2}, {b.Dx() / 3, b.Dy() / 4}, {b.Dx() - 3, b.Dy() - 3}} {
+			r, _, _, _ := got.At(p.X, p.Y).RGBA()
+			if v := r >> 8; v < 100 || v > 156 {
+				t.Errorf("%s: thumbnail pixel %v = %d, want about 128 (the stripes averaged)", name, p, v)
+			}
+		}
+	}
+}
+
 // BenchmarkThumbnail is the cost of one thumbnail of a 1080×2400 screen
 // (what the writer pays per observed input, off the call's path), with
 // the bytes it stores.
@@ -92,14 +130,24 @@ func BenchmarkThumbnail(b *testing.B) {
 			img.SetRGBA(x, y, color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255})
 		}
 	}
-	f := &phone.Frame{Image: img}
-	var n int
-	for b.Loop() {
-		th, err := control.Thumbnail(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n = len(th.JPEG)
+	// The baseline: the same picture as NRGBA takes x/image's BiLinear.
+	nrgba := image.NewNRGBA(img.Rect)
+	copy(nrgba.Pix, img.Pix)
+	for _, c := range []struct {
+		name string
+		img  image.Image
+	}{{"rgba", img}, {"baseline-bilinear", nrgba}} {
+		b.Run(c.name, func(b *testing.B) {
+			f := &phone.Frame{Image: c.img}
+			var n int
+			for b.Loop() {
+				th, err := control.Thumbnail(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(th.JPEG)
+			}
+			b.ReportMetric(float64(n), "bytes/thumb")
+		})
 	}
-	b.ReportMetric(float64(n), "bytes/thumb")
 }
