@@ -6,12 +6,14 @@ import (
 	"crypto/x509"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance"
+	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 
@@ -104,4 +106,36 @@ func TestBoxRenameAndRotateWithoutRestart(t *testing.T) {
 		t.Errorf("with --name: %s, want openlolo-cli", b.Name())
 	}
 	b.Close()
+}
+
+// TestBoxRenameFromSettingsPage: the owner's forms reach the real box: a
+// bad name gets CheckName's rule and changes nothing; a rename and a
+// rotation answer with the fingerprint a new handshake then sees.
+func TestBoxRenameFromSettingsPage(t *testing.T) {
+	t.Parallel()
+	r := start(t, appliance.Config{})
+	c, base := browser(t, r)
+	ownertest.Claim(t, c, base, r.field(t, "Setup code"), "correct horse battery staple")
+	tok := ownertest.CSRF(t, c, base)
+	before := boxtls.FingerprintColon(served(t, r))
+
+	res, body := ownertest.PostForm(t, c, base, "/settings/rename", url.Values{"csrf": {tok}, "name": {"-kitchen"}})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "is not a DNS label") || r.box.Name() != "openlolo-test" {
+		t.Fatalf("bad name: %d %q, box %s", res.StatusCode, ownertest.Text(body), r.box.Name())
+	}
+	if got := boxtls.FingerprintColon(served(t, r)); got != before {
+		t.Fatalf("a refused rename changed the certificate")
+	}
+
+	res, body = ownertest.PostForm(t, c, base, "/settings/rename", url.Values{"csrf": {tok}, "name": {"openlolo-hall"}})
+	now := boxtls.FingerprintColon(served(t, r))
+	if res.StatusCode != http.StatusOK || now == before || !strings.Contains(body, now) || !strings.Contains(body, "https://openlolo-hall.local/") {
+		t.Fatalf("rename: %d %q, want the new fingerprint %s", res.StatusCode, ownertest.Text(body), now)
+	}
+
+	res, body = ownertest.PostForm(t, c, base, "/settings/rotate-cert", url.Values{"csrf": {tok}, "confirm": {"rotate"}})
+	rotated := boxtls.FingerprintColon(served(t, r))
+	if res.StatusCode != http.StatusOK || rotated == now || !strings.Contains(body, rotated) {
+		t.Fatalf("rotate: %d %q, want the new fingerprint %s", res.StatusCode, ownertest.Text(body), rotated)
+	}
 }
