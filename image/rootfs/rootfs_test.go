@@ -200,3 +200,59 @@ func TestGrowData(t *testing.T) {
 		t.Errorf("grew %d times over two boots, want once:\n%s", n, out)
 	}
 }
+
+// TestBoxName: the hostname rcS sets (and supervise passes to serve as
+// --name) is the name the owner gave on the Settings page when serve kept
+// a valid one, else openlolo-<box_id>; a damaged file never reaches serve,
+// which would refuse to start with a bad --name.
+func TestBoxName(t *testing.T) {
+	t.Parallel()
+	need(t, "hexdump")
+	tests := []struct {
+		name  string
+		saved *string // nil: no file
+		want  string  // "" = openlolo-1f2e
+	}{
+		{"no saved name", nil, ""},
+		{"renamed", ptr("kitchen-phone\n"), "kitchen-phone"},
+		{"no newline", ptr("k2"), "k2"},
+		{"empty", ptr(""), ""},
+		{"upper case", ptr("Kitchen"), ""},
+		{"leading hyphen", ptr("-box"), ""},
+		{"trailing hyphen", ptr("box-"), ""},
+		{"a dot", ptr("box.local"), ""},
+		{"64 characters", ptr(strings.Repeat("a", 64)), ""},
+		{"63 characters", ptr(strings.Repeat("a", 63)), strings.Repeat("a", 63)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cpuinfo := filepath.Join(dir, "cpuinfo")
+			os.WriteFile(cpuinfo, []byte("Serial\t\t: 10000000ABCD1f2e\n"), 0o644)
+			os.MkdirAll(filepath.Join(dir, "data", "openlolo"), 0o755)
+			if tc.saved != nil {
+				os.WriteFile(filepath.Join(dir, "data", "openlolo", "box-name"), []byte(*tc.saved), 0o644)
+			}
+			lib, err := os.ReadFile(script(t, "lib.sh"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := strings.NewReplacer("/proc/cpuinfo", cpuinfo, "/proc/device-tree/serial-number", filepath.Join(dir, "none"),
+				"/data/", filepath.Join(dir, "data")+"/").Replace(string(lib))
+			out, err := exec.Command("sh", "-c", s+"\nbox_name").CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			want := tc.want
+			if want == "" {
+				want = "openlolo-1f2e"
+			}
+			if got := strings.TrimSpace(string(out)); got != want {
+				t.Errorf("box_name = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }

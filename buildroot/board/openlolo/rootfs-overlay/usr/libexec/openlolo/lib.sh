@@ -47,6 +47,21 @@ box_id() {
   cat /data/box-id
 }
 
+# box_name: the box's name (its hostname, mDNS name and LAN certificate
+# name): the one the owner gave it on the Settings page, which serve keeps
+# in /data/openlolo/box-name, when that is a DNS label (1 to 63 lower-case
+# letters, digits and inner hyphens, as serve checks); else openlolo-xxxx
+# from box_id. supervise passes it to serve as --name, which wins there,
+# so without this a rename on the page was lost at the next boot.
+box_name() {
+  n=$(cat /data/openlolo/box-name 2>/dev/null)
+  case "$n" in
+  '' | -* | *- | *[!a-z0-9-]*) ;;
+  *) [ ${#n} -le 63 ] && { echo "$n"; return; } ;;
+  esac
+  echo "openlolo-$(box_id)"
+}
+
 # committed_slot: the root slot a plain boot takes: B when the boot
 # partition's config.txt sets os_prefix=b/ (the updater writes it), else A
 committed_slot() {
