@@ -173,6 +173,7 @@ func (t *test) firstBoot(ctx context.Context) bool {
 	t.r.check("boot 1: the root filesystem is read-only squashfs", readOnlyRoot(ctx, sh))
 
 	t.r.check("boot 1: the Wi-Fi pieces are on the root (wpa_supplicant runs, brcmfmac and firmware, wifi.txt parses under busybox)", wifiPieces(ctx, sh))
+	t.r.check("boot 1: usbmuxd runs and its socket /var/run/usbmuxd is there (an iPhone on a host port, --phone auto)", usbmuxdRuns(ctx, sh))
 	t.rss(ctx, sh, "RSS of openlolo serve after boot, idle")
 	console := m.con.value("Setup code:")
 	out, st, err := sh.run(ctx, "cat /boot/openlolo/setup-code.txt")
@@ -450,6 +451,23 @@ func wifiPieces(ctx context.Context, sh shell) error {
 		if st != 0 || !strings.Contains(out, c.want) {
 			return fmt.Errorf("%s: status %d, %q lacks %q", c.cmd, st, out, c.want)
 		}
+	}
+	return nil
+}
+
+// usbmuxdRuns checks that rcS started usbmuxd (Debian's, dynamically
+// linked: its libraries are on the root) and that it listens on the socket
+// openlolo serve --phone auto asks for an iPhone; it waits up to 10 s for a
+// restart in progress.
+func usbmuxdRuns(ctx context.Context, sh shell) error {
+	const cmd = "for i in $(seq 1 20); do p=$(pidof usbmuxd) && [ -S /var/run/usbmuxd ] && break; sleep 0.5; done; " +
+		"echo pid=$p; ls -l /var/run/usbmuxd; tr '\\0' ' ' < /proc/$p/cmdline"
+	out, st, err := sh.run(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	if st != 0 || strings.Contains(out, "pid=\n") || !strings.Contains(out, "srw") || !strings.Contains(out, "usbmuxd -f") {
+		return fmt.Errorf("usbmuxd: status %d, %q: want a usbmuxd -f process and a socket at /var/run/usbmuxd", st, out)
 	}
 	return nil
 }
