@@ -140,7 +140,7 @@ for t in e2fsck resize2fs; do install -m 0755 "$P/sbin/$t" "$R/usr/sbin/$t"; don
 install -m 0755 "$P/usr/bin/tesseract" "$R/usr/bin/tesseract"
 mkdir -p "$R/usr/share/tesseract-ocr/5/tessdata"
 cp "$P/usr/share/tesseract-ocr/5/tessdata/eng.traineddata" "$R/usr/share/tesseract-ocr/5/tessdata/"
-# usbmuxd, for an iPhone on a host port (openlolo serve --phone auto; usr/libexec/openlolo/usbmuxd runs it)
+# usbmuxd, for an iPhone on a host port (openlolo serve --phone auto; usr/libexec/openlolo/run-usbmuxd runs it)
 install -m 0755 "$P/usr/sbin/usbmuxd" "$R/usr/sbin/usbmuxd"
 # shared libraries the dynamic tools need, by their DT_NEEDED closure
 libdirs="$P/lib/aarch64-linux-gnu $P/usr/lib/aarch64-linux-gnu"

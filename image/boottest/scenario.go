@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -458,7 +459,8 @@ func wifiPieces(ctx context.Context, sh shell) error {
 // usbmuxdRuns checks that rcS started usbmuxd (Debian's, dynamically
 // linked: its libraries are on the root) and that it listens on the socket
 // openlolo serve --phone auto asks for an iPhone; it waits up to 10 s for a
-// restart in progress.
+// restart in progress. Exactly one usbmuxd runs (run-usbmuxd, its
+// keeper, is named apart so that pidof does not count it).
 func usbmuxdRuns(ctx context.Context, sh shell) error {
 	const cmd = "for i in $(seq 1 20); do p=$(pidof usbmuxd) && [ -S /var/run/usbmuxd ] && break; sleep 0.5; done; " +
 		"echo pid=$p; ls -l /var/run/usbmuxd; tr '\\0' ' ' < /proc/$p/cmdline"
@@ -466,7 +468,7 @@ func usbmuxdRuns(ctx context.Context, sh shell) error {
 	if err != nil {
 		return err
 	}
-	if st != 0 || strings.Contains(out, "pid=\n") || !strings.Contains(out, "srw") || !strings.Contains(out, "usbmuxd -f") {
+	if st != 0 || !regexp.MustCompile(`pid=\d+\n`).MatchString(out) || !strings.Contains(out, "srw") || !strings.Contains(out, "usbmuxd -f") {
 		return fmt.Errorf("usbmuxd: status %d, %q: want a usbmuxd -f process and a socket at /var/run/usbmuxd", st, out)
 	}
 	return nil
