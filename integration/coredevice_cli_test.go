@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -24,24 +23,7 @@ func TestCoreDeviceCLI(t *testing.T) {
 	in := &coredevicetest.Input{}
 	st := &coredevicetest.State{Input: in, Apps: map[string]string{"com.apple.mobilesafari": "Safari", "com.apple.mobilenotes": "Notes"}}
 	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
-	p.Services = st.Services(p)
-	mux := p.Start(t)
-	state := t.TempDir()
-	ph, err := coredevice.Open(context.Background(), coredevice.Options{Socket: mux.Socket, StateDir: state, Retry: 20 * time.Millisecond,
-		StreamSettle: time.Millisecond, Keepalive: 50 * time.Millisecond, InputIdle: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	events := ph.Subscribe(t.Context())
-	for deadline := time.After(30 * time.Second); ph.State().Code != "ready"; {
-		select {
-		case <-events:
-		case <-deadline:
-			t.Fatalf("backend state %+v", ph.State())
-		}
-	}
-	tb := startBoxOn(t, state, false, ph)
+	tb := boxOnFakeIPhone(t, p, st, coredevice.Options{StreamSettle: time.Millisecond, Keepalive: 50 * time.Millisecond, InputIdle: -1})
 	store := filepath.Join(t.TempDir(), "boxes.json")
 	cliPair(t, tb, store, "iphone script")
 

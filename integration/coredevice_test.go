@@ -24,23 +24,7 @@ import (
 func TestCoreDeviceEndToEnd(t *testing.T) {
 	st := &coredevicetest.State{Apps: map[string]string{"com.apple.mobilenotes": "Notes", "com.example.maps": "Maps"}}
 	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
-	p.Services = st.Services(p)
-	mux := p.Start(t)
-	state := t.TempDir()
-	ph, err := coredevice.Open(context.Background(), coredevice.Options{Socket: mux.Socket, StateDir: state, Retry: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	events := ph.Subscribe(t.Context())
-	for deadline := time.After(30 * time.Second); ph.State().Code != "ready"; {
-		select {
-		case <-events:
-		case <-deadline:
-			t.Fatalf("backend state %+v", ph.State())
-		}
-	}
-	tb := startBoxOn(t, state, false, ph)
+	tb := boxOnFakeIPhone(t, p, st, coredevice.Options{})
 	store := &sdk.TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")}
 	pairSDK(t, tb, tb.URL, store)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -99,24 +83,7 @@ func TestCoreDeviceInput(t *testing.T) {
 	in := &coredevicetest.Input{}
 	st := &coredevicetest.State{Input: in, Apps: map[string]string{"com.apple.mobilesafari": "Safari", "com.apple.mobilenotes": "Notes"}}
 	p := &coredevicetest.Phone{ProductVersion: "27.0", DeveloperMode: true}
-	p.Services = st.Services(p)
-	mux := p.Start(t)
-	state := t.TempDir()
-	ph, err := coredevice.Open(context.Background(), coredevice.Options{Socket: mux.Socket, StateDir: state, Retry: 20 * time.Millisecond,
-		StreamSettle: time.Millisecond, Keepalive: 50 * time.Millisecond, InputIdle: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	events := ph.Subscribe(t.Context())
-	for deadline := time.After(30 * time.Second); ph.State().Code != "ready"; {
-		select {
-		case <-events:
-		case <-deadline:
-			t.Fatalf("backend state %+v", ph.State())
-		}
-	}
-	tb := startBoxOn(t, state, false, ph)
+	tb := boxOnFakeIPhone(t, p, st, coredevice.Options{StreamSettle: time.Millisecond, Keepalive: 50 * time.Millisecond, InputIdle: -1})
 	store := &sdk.TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")}
 	pairSDK(t, tb, tb.URL, store)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -193,4 +160,29 @@ func TestCoreDeviceInput(t *testing.T) {
 	if in.Dropped() != 0 || len(in.Starts()) != 1 {
 		t.Errorf("%d reports dropped, %d stream starts", in.Dropped(), len(in.Starts()))
 	}
+}
+
+// boxOnFakeIPhone starts the fake phone p serving st's services, opens
+// the CoreDevice backend on it with opts (Socket, StateDir and Retry are
+// set here), waits until the backend is ready, and starts a box on it.
+func boxOnFakeIPhone(t *testing.T, p *coredevicetest.Phone, st *coredevicetest.State, opts coredevice.Options) *testBox {
+	t.Helper()
+	p.Services = st.Services(p)
+	mux := p.Start(t)
+	state := t.TempDir()
+	opts.Socket, opts.StateDir, opts.Retry = mux.Socket, state, 20*time.Millisecond
+	ph, err := coredevice.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ph.Close() })
+	events := ph.Subscribe(t.Context())
+	for deadline := time.After(30 * time.Second); ph.State().Code != "ready"; {
+		select {
+		case <-events:
+		case <-deadline:
+			t.Fatalf("backend state %+v", ph.State())
+		}
+	}
+	return startBoxOn(t, state, false, ph)
 }
