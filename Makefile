@@ -7,6 +7,7 @@ ifndef VERSION
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 endif
 LDVERSION = -X main.version=$(VERSION)
+MYPY     ?= /usr/bin/mypy
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # libjpeg-turbo encodes screenshots several times faster than image/jpeg
@@ -99,7 +100,8 @@ bench:
 
 ## lint: gofmt, go vet, staticcheck, go mod tidy -diff and mypy --strict on the Python SDK must have nothing to say
 # staticcheck is pinned by go.mod's tool line (go tool builds it; it is not
-# linked into the box); mypy is Debian's python3-mypy (scripts/deps.sh).
+# linked into the box); mypy is Debian's /usr/bin/mypy (package mypy, scripts/deps.sh),
+# named by its path: the python3 first on PATH may be another one (pyenv) without it.
 # The tailnet-tagged test file is left out: its tag set makes staticcheck
 # analyse tailscale.com again (8 minutes).
 lint: deps
@@ -114,7 +116,7 @@ endif
 	$(GO) tool staticcheck -tags clients ./integration/
 	$(GO) tool staticcheck -tags browser ./integration/
 	$(GO) mod tidy -diff
-	mypy --strict packages/sdk-python/openlolo
+	$(MYPY) --strict packages/sdk-python/openlolo
 
 ## arm64: the static arm64 binary for the box
 arm64: arm64-toolchain

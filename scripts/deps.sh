@@ -31,7 +31,10 @@ set -eu
 #   python3-wheel python3-pip
 #   python3-wheel-whl                 pip install ./packages/sdk-python, offline, into a venv over Debian's
 #                                     packages or a plain one (scripts/test-python-install.sh)
-#   python3-mypy                      mypy --strict on the Python SDK (make lint)
+#   mypy                              mypy --strict on the Python SDK (make lint): the mypy package ships the
+#                                     /usr/bin/mypy command (python3-mypy, which it depends on, only the module);
+#                                     the Makefile calls that path, so a python3 first on PATH that is not
+#                                     Debian's (pyenv) does not matter
 #   (lint) shellcheck                 the Buildroot tree's scripts (buildroot/check-tree.sh, in CI)
 #   nodejs npm                        the Node MCP client test (if the machine has none)
 #   make git ca-certificates          the build itself, Go module downloads
@@ -47,7 +50,7 @@ set -eu
 PACKAGES="gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libturbojpeg0-dev libturbojpeg0-dev:arm64
 qemu-user-static qemu-system-arm ipxe-qemu kmod genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
 device-tree-compiler binutils fdisk debian-archive-keyring bsdextrautils curl openssl file iproute2
-make git ca-certificates python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip python3-mypy shellcheck usbmuxd
+make git ca-certificates python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip mypy shellcheck usbmuxd
 tesseract-ocr tesseract-ocr-eng chromium fonts-dejavu-core"
 command -v python3 >/dev/null || PACKAGES="$PACKAGES python3"
 { command -v node && command -v npm; } >/dev/null || PACKAGES="$PACKAGES nodejs npm"
