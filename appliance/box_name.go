@@ -93,3 +93,22 @@ func isHex(s string) bool {
 	}
 	return s != ""
 }
+
+// boxName is, in this order: Config.Name (serve --name: the command line
+// is the stronger statement, so a box started with --name comes back
+// under that name even after the owner renamed it on the Settings page),
+// the name the owner gave on the Settings page (kept in StateDir/box-name),
+// or DefaultName.
+func boxName(cfg Config) (string, error) {
+	if cfg.Name != "" {
+		return cfg.Name, CheckName(cfg.Name)
+	}
+	if name, err := storedName(cfg.StateDir); err != nil || name != "" {
+		return name, err
+	}
+	cpuinfo, err := os.ReadFile(cfg.CPUInfo)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("appliance: read %s: %w", cfg.CPUInfo, err)
+	}
+	return DefaultName(cfg.StateDir, cpuinfo)
+}

@@ -2,16 +2,13 @@ package appliance
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/owner"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
@@ -42,26 +39,6 @@ func storedName(stateDir string) (string, error) {
 		return "", fmt.Errorf("appliance: %s: %w; delete it to go back to the default name", path, err)
 	}
 	return name, nil
-}
-
-// serverTLS is the LAN entry's TLS configuration: it presents the
-// certificate of the box's identity at each handshake, so a rename or a
-// rotation takes effect without a restart.
-func (b *Box) serverTLS() *tls.Config {
-	cfg := b.Cert().ServerConfig()
-	cfg.Certificates = nil
-	cfg.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-		return &b.Cert().Certificate, nil
-	}
-	return cfg
-}
-
-// hostCheck refuses requests for names the box does not answer to, with
-// the names of its identity at the time of the request.
-func (b *Box) hostCheck(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entry.HostCheck(b.hosts(), next).ServeHTTP(w, r)
-	})
 }
 
 // Rename makes name the box's name: it is kept in the state directory, a
@@ -106,37 +83,6 @@ func (b *Box) remakeCert(name string) error {
 	}
 	b.id.Store(&identity{name: name, cert: c})
 	return nil
-}
-
-// startMDNS announces the LAN entry under the box's name now, until ctx
-// ends or stopMDNS; Run calls it once, readvertise after a rename.
-func (b *Box) startMDNS(ctx context.Context) {
-	b.mdnsMu.Lock()
-	defer b.mdnsMu.Unlock()
-	b.mdnsCtx = ctx
-	b.mdnsStop = b.advertise(ctx)
-}
-
-// stopMDNS withdraws the announcement and waits for the goodbye.
-func (b *Box) stopMDNS() {
-	b.mdnsMu.Lock()
-	defer b.mdnsMu.Unlock()
-	if b.mdnsStop != nil {
-		b.mdnsStop()
-		b.mdnsStop, b.mdnsCtx = nil, nil
-	}
-}
-
-// readvertise withdraws the running announcement, if any, and makes it
-// again with the box's identity now.
-func (b *Box) readvertise() {
-	b.mdnsMu.Lock()
-	defer b.mdnsMu.Unlock()
-	if b.mdnsStop == nil || b.mdnsCtx.Err() != nil {
-		return
-	}
-	b.mdnsStop()
-	b.mdnsStop = b.advertise(b.mdnsCtx)
 }
 
 // identities is the Settings page's view of Rename and RotateCert.

@@ -1,0 +1,58 @@
+package appliance
+
+import (
+	"context"
+	"slices"
+
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/owner"
+)
+
+// controller is the box page's view of the control service.
+type controller struct{ s *control.Service }
+
+var _ owner.Controller = controller{}
+
+func (c controller) Pause(ctx context.Context, by string) error  { return c.s.OwnerPause(ctx, by) }
+func (c controller) Resume(ctx context.Context, by string) error { return c.s.Resume(ctx, by) }
+
+func (c controller) Lease() owner.LeaseView {
+	l := c.s.Lease()
+	return owner.LeaseView{Holder: l.Name, ClientID: l.Holder, Expires: l.Expires, Paused: l.Paused,
+		PausedBy: l.PausedBy, ByOwner: l.PausedByOwner, PausedAt: l.PausedAt, Owner: l.Holder == control.OwnerID}
+}
+
+func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error) {
+	ops, err := c.s.Recent(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	acts := make([]owner.Activity, len(ops))
+	for i, op := range ops {
+		client := op.ClientName
+		if client == "" {
+			client = op.ClientID
+		}
+		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code,
+			Summary: op.Summary, RunID: op.RunID, RunTitle: op.RunTitle,
+			OperationID: op.ID, ThumbWidth: op.ThumbWidth, ThumbHeight: op.ThumbHeight}
+	}
+	done, err := c.s.RecentActions(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range done {
+		if a.Tool != "" { // a read or a refused call
+			acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Tool: a.Tool, Outcome: a.Outcome, Code: a.Code,
+				Summary: a.Detail, RunID: a.RunID, RunTitle: a.RunTitle})
+			continue
+		}
+		outcome := "done"
+		if a.Action == "login_failed" || a.Action == "claim_failed" {
+			outcome = "failed"
+		}
+		acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Action: a.Action, Detail: a.Detail, Outcome: outcome})
+	}
+	slices.SortStableFunc(acts, func(a, b owner.Activity) int { return b.Time.Compare(a.Time) })
+	return acts[:min(n, len(acts))], nil
+}

@@ -1,0 +1,108 @@
+package appliance
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/mcp"
+	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/ocr"
+	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/profiles"
+)
+
+// routes makes the services and registers them on the box's mux.
+func (b *Box) routes() error {
+	var err error
+	b.oauth, err = oauth.New(oauth.Config{
+		Store:           b.store,
+		Entry:           "lan",
+		VerificationURI: b.verificationURI,
+		Logger:          b.log.With("service", "oauth"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	// The owner's app profiles sit beside the database; a bad file is
+	// logged and the shipped profiles are served.
+	apps, err := profiles.Open(filepath.Join(b.cfg.StateDir, profiles.FileName), b.log.With("service", "profiles"))
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	b.control, err = control.New(b.life, control.Config{
+		Store:  b.store,
+		Phone:  b.cfg.Phone,
+		Grants: b.oauth,
+		Logger: b.log.With("service", "control"),
+		// The tesseract program the image ships; where it is missing,
+		// openlolo_find_text says what to install.
+		OCR:      ocr.Tesseract{},
+		Profiles: apps,
+		// The LED blinks while an ask waits for the owner (presence.go).
+		AskChanged: func() {
+			if b.panel != nil {
+				b.panel.poke()
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	if b.remote, err = b.newRemote(b.life); err != nil {
+		return err
+	}
+	b.panel = b.newPanel()
+	var upd owner.Updater
+	if b.updater != nil {
+		upd = updates{b}
+	}
+	b.owner, err = owner.New(owner.Config{
+		Updater:       upd,
+		Button:        b.panel.button(),
+		Tailnet:       b.remote,
+		Store:         b.store,
+		OAuth:         b.oauth,
+		Phone:         b.cfg.Phone,
+		Control:       controller{b.control},
+		Driver:        controller{b.control},
+		Live:          owner.LiveOptions{Encode: mcp.EncodeJPEG},
+		Asks:          b.control,
+		Info:          b.Info,
+		SetupCodeFile: b.cfg.SetupCodeFile,
+		StateDir:      b.cfg.StateDir,
+		Reset:         b.factoryReset,
+		Identity:      identities{b},
+		WiFi:          b.cfg.WiFi,
+		Logger:        b.log.With("service", "owner"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	b.mcp, err = mcp.New(mcp.Config{
+		Control: b.control,
+		Phone:   b.cfg.Phone,
+		Info:    b.mcpInfo,
+		Logger:  b.log.With("service", "mcp"),
+	})
+	if err != nil {
+		return fmt.Errorf("appliance: %w", err)
+	}
+	b.mux.HandleFunc("GET /healthz", b.healthz)
+	b.oauth.Routes(b.mux)
+	b.owner.Routes(b.mux)
+	b.mcp.Routes(b.mux, b.oauth.Middleware)
+	b.mcp.DiscoveryRoutes(b.mux, b.oauth.Issuer)
+	return b.remote.mount()
+}
+
+func (b *Box) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(struct {
+		Status  string `json:"status"`
+		Version string `json:"version"`
+	}{"ok", b.cfg.Version})
+}
