@@ -112,7 +112,7 @@ func (c Code) Guide() (retryable bool, steps []string) {
 	case CodeUnsupported, CodeUnsupportedKey, CodeUnsupportedButton:
 		return false, []string{"openlolo_capabilities lists what this phone supports"}
 	case CodeUnsupportedText:
-		return false, []string{"type_text takes printable US ASCII only; split the text or leave out the other characters"}
+		return false, []string{"openlolo_type_text takes printable US ASCII only: split the text or leave the other characters out; where openlolo_capabilities shows clipboard.available, openlolo_send_text pastes any Unicode text"}
 	case CodeAppNotFound:
 		return false, []string{"openlolo_apps lists the apps this box knows, with their bundle ids and names"}
 	case CodeCursorExpired:

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,14 @@ func TestCodesListsEveryConstant(t *testing.T) {
 	}
 	if !slices.Contains(Codes(), CodeGrantRevoked) || !slices.Contains(Codes(), CodeInvalidArguments) {
 		t.Error("Codes misses a code")
+	}
+}
+
+// Issue 22 item 11: UNSUPPORTED_TEXT's next step did not name the tool
+// that sends any text, openlolo_send_text.
+func TestUnsupportedTextNamesSendText(t *testing.T) {
+	_, steps := CodeUnsupportedText.Guide()
+	if len(steps) == 0 || !strings.Contains(steps[0], string(ToolSendText)) || !strings.Contains(steps[0], string(ToolCapabilities)) {
+		t.Fatalf("UNSUPPORTED_TEXT next steps %q: want %s, and %s to check it is offered", steps, ToolSendText, ToolCapabilities)
 	}
 }
