@@ -8,6 +8,8 @@ The same commands, flags, output and exit statuses as the Go
      any failure
 * 2  usage mistake (bad flag, address, pin, tool or argument)
 * 3  connection, certificate pin, pairing or grant problem
+* 4  the call waits for the owner's answer (an ask, status "pending");
+     nothing ran yet (``--wait`` waits and sends it again)
 
 The token store is ``$OPENLOLO_STORE`` when set, else
 ``$XDG_CONFIG_HOME/openlolo/boxes.json`` (``~/.config/...``).
@@ -23,12 +25,18 @@ import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, TextIO, Tuple
 
 from .client import Box, Image, Result, default_client_name
-from .errors import OpenloloError, Refused
+from .errors import AskPending, OpenloloError, Refused
 from .pin import DERError, fingerprint_colon, fingerprint_hex, not_after, parse_pin, spki_pin, subject_names
 from .store import TokenStore, _go_json, default_store_path
 from .transport import fetch_certificate, normalize_url
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_CONNECTION = 0, 1, 2, 3
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_CONNECTION, EXIT_PENDING = 0, 1, 2, 3, 4
+
+# How long one openlolo_watch waits for an ask event during --wait (the
+# box's default, api.DefaultWaitMS).
+WAIT_MS = 25000
+# How long control lasts without a control call (api.LeaseTime).
+LEASE_SECONDS = 90
 
 PROG = "openlolo-sdk"
 
@@ -153,9 +161,12 @@ def resolve_box(st: TokenStore, arg: str) -> str:
 
 
 def client_exit(e: BaseException) -> ExitError:
-    """SDK errors as exit statuses: a refusal is 1, everything else 3."""
+    """SDK errors as exit statuses: a refusal is 1, a call waiting for the
+    owner 4, everything else 3."""
     if isinstance(e, Refused):
         return ExitError(EXIT_REFUSED, e)
+    if isinstance(e, AskPending):
+        return ExitError(EXIT_PENDING, e)
     return ExitError(EXIT_CONNECTION, e)
 
 
@@ -287,8 +298,7 @@ def write_image(path: str, img: Image) -> str:
     """The image to path, or to a new temp file; returns where."""
     try:
         if not path:
-            ext = ".png" if img.mime_type == "image/png" else ".jpg"
-            fd, path = tempfile.mkstemp(prefix="openlolo-screenshot-", suffix=ext)
+            fd, path = tempfile.mkstemp(prefix="openlolo-screenshot-", suffix=image_ext(img.mime_type))
             with os.fdopen(fd, "wb") as f:
                 f.write(img.data)
             return path
@@ -299,10 +309,100 @@ def write_image(path: str, img: Image) -> str:
         raise ExitError(EXIT_CONNECTION, OpenloloError("write screenshot: %s" % e)) from None
 
 
+def image_ext(mime_type: str) -> str:
+    """The file extension of an image block's MIME type."""
+    return ".png" if mime_type == "image/png" else ".jpg"
+
+
+def image_path(out: str, i: int, n: int, mime_type: str) -> str:
+    """Where image i of n goes: out itself for one image; for several, out's
+    name with -1, -2, … before its extension (page.jpg → page-1.jpg), or
+    with the image's own extension when out has none. "" (no --out) means a
+    new temp file."""
+    if not out or n == 1:
+        return out
+    base, ext = os.path.splitext(out)
+    return "%s-%d%s" % (base, i + 1, ext or image_ext(mime_type))
+
+
+def save_images(out_path: str, res: Result, doc: Dict[str, Any], err: TextIO) -> None:
+    """The answer's images to files, named in doc: image_file for one,
+    image_files (in the answer's order) for several, as openlolo_full_page
+    gives. Without --out a screenshot or full page goes to temp files,
+    while an input's observation is not saved."""
+    n = len(res.images)
+    if n == 0 or (not out_path and "observation" in res.structured):
+        return
+    paths = []
+    for i, img in enumerate(res.images):
+        p = write_image(image_path(out_path, i, n, img.mime_type), img)
+        print("image written to %s" % p, file=err)
+        paths.append(p)
+    if n == 1:
+        doc["image_file"] = paths[0]
+    else:
+        doc["image_files"] = paths
+
+
+def _send(box: Box, name: str, args: Dict[str, Any], mut: bool) -> Tuple[Optional[Result], Optional[OpenloloError]]:
+    """One call: its Result, and the refusal or ask it raised (which carry
+    the Result too). Other errors propagate."""
+    try:
+        return (box.mutate(name, args) if mut else box.call_tool(name, args)), None
+    except (Refused, AskPending) as r:
+        return (r.result if isinstance(r.result, Result) else None), r
+
+
+class OwnerWait:
+    """--wait: follows this client's ask events on openlolo_watch from
+    before the first send, so a decision the owner makes at once is not
+    missed."""
+
+    def __init__(self, box: Box) -> None:
+        self.box = box
+        self.cursor: Optional[str] = None
+        self.next(1)
+
+    def next(self, wait_ms: int) -> None:
+        """Wait up to wait_ms for ask events after the cursor and move past
+        them; an expired cursor starts again from now."""
+        args: Dict[str, Any] = {"wait_ms": wait_ms, "kinds": ["ask"]}
+        if self.cursor:
+            args["cursor"] = self.cursor
+        try:
+            res = self.box.call_tool("openlolo_watch", args)
+        except Refused as r:
+            if r.code == "CURSOR_EXPIRED":
+                self.cursor = None
+                return
+            raise
+        c = res.structured.get("cursor")
+        self.cursor = c if isinstance(c, str) else None
+
+
+def give_back_control(box: Box, res: Optional[Result], err: TextIO) -> None:
+    """Release control after a one-shot call whose answer shows an input
+    attempt (it carries dispatched), so the next client is not refused with
+    CONTROL_BUSY while the lease lasts; held by another client, it is
+    theirs. A failure is only reported."""
+    if res is None or "dispatched" not in res.structured:
+        return
+    try:
+        box.control("release")
+    except Refused as r:
+        if r.code != "CONTROL_BUSY":
+            print("%s call: control was not given back (it lapses by itself after %d s): %s" % (PROG, LEASE_SECONDS, r), file=err)
+    except OpenloloError as e:
+        print("%s call: control was not given back (it lapses by itself after %d s): %s" % (PROG, LEASE_SECONDS, e), file=err)
+
+
 def cmd_call(args: Sequence[str], out: TextIO, err: TextIO, env: Mapping[str, str]) -> None:
-    fl, pos = parse_flags("call", "BOX TOOL [key=value …] [--text] [--out FILE]", [
+    fl, pos = parse_flags("call", "BOX TOOL [key=value …] [--text] [--out FILE] [--wait] [--keep-control]", [
         Flag("text", False, "print the agent text instead of the structured JSON"),
-        Flag("out", "", "where to write a screenshot (default: a new temp file, whose path is printed)"),
+        Flag("out", "", "where to write the answer's images: FILE for one, FILE-1.jpg … FILE-N.jpg for several (openlolo_full_page); "
+             "without it a screenshot or full page goes to new temp files (paths printed) and an input's observation is not saved"),
+        Flag("wait", False, "when the box asks the owner first (status pending, exit 4), wait for their answer and send the call again with the same operation_id"),
+        Flag("keep-control", False, "keep control after the call; by default a call gives it back when it ends, so the next client is not refused with CONTROL_BUSY"),
     ], args, err)
     if len(pos) < 2:
         raise UsageError("give a box and a tool: %s call openlolo-1a2b.local openlolo_status [key=value …]" % PROG)
@@ -320,27 +420,41 @@ def cmd_call(args: Sequence[str], out: TextIO, err: TextIO, env: Mapping[str, st
         names = sorted(str(n) for n in by_name if isinstance(n, str))
         raise UsageError("the box offers no tool %s to this client; it offers: %s" % (json.dumps(name), ", ".join(names)))
     targs = typed_args(tool, pos[2:])
+    mut = mutating(tool)
     res: Optional[Result] = None
     failure: Optional[OpenloloError] = None
     try:
-        res = box.mutate(name, targs) if mutating(tool) else box.call_tool(name, targs)
-    except Refused as r:
-        failure = r
-        res = r.result if isinstance(r.result, Result) else None
+        waiter = OwnerWait(box) if fl["wait"] else None
+        res, failure = _send(box, name, targs, mut)
+        told = False
+        while waiter is not None and isinstance(failure, AskPending):
+            if not told:
+                print("Waiting for the owner: they are asked to %s at %s (Ctrl-C stops waiting; the ask stays open)."
+                      % (failure.what, failure.url), file=err, flush=True)
+                told = True
+            try:
+                waiter.next(WAIT_MS)
+            except KeyboardInterrupt:
+                break  # stopped waiting: still the owner's to decide
+            res, failure = _send(box, name, dict(targs, operation_id=failure.operation_id), mut)
     except OpenloloError as x:
         raise client_exit(x) from None
+    finally:
+        if mut and not fl["keep-control"] and name != "openlolo_control":
+            give_back_control(box, res, err)
     if res is None:
         assert failure is not None
         raise client_exit(failure)
     doc: Dict[str, Any] = dict(res.structured)
-    if res.images:
-        path = write_image(fl["out"], res.images[0])
-        doc["image_file"] = path
-        print("image written to %s" % path, file=err)
+    save_images(fl["out"], res, doc, err)
     if fl["text"]:
         print(res.text, file=out)
     else:
         out.write(_go_json(doc, sort_keys=True).decode("utf-8"))
+    if isinstance(failure, AskPending):
+        print("pending: %s" % failure, file=err)
+        print("  next: %s call --wait waits for the owner's answer and sends the call again" % PROG, file=err)
+        raise ExitError(EXIT_PENDING, failure, quiet=True)
     if isinstance(failure, Refused):
         print("refused: %s: %s" % (failure.code, failure.message), file=err)
         for s in failure.next_steps:

@@ -12,6 +12,7 @@ import socket
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar
@@ -202,6 +203,22 @@ def decode_tool_result(tool: str, raw: Any) -> Result:
     return res
 
 
+
+def on_entry(box_url: str, link: str) -> str:
+    """The box page link the person is shown, on the HTTPS entry the client
+    pairs with. The box's verification_uri is plain http:// on port 80
+    (short to type on a phone; it only redirects to HTTPS), so its path and
+    query move onto the pinned https:// URL, port included; an https://
+    link (or one that does not parse) is kept."""
+    try:
+        lk = urllib.parse.urlsplit(link)
+        b = urllib.parse.urlsplit(box_url)
+    except ValueError:
+        return link
+    if lk.scheme != "http" or b.scheme != "https":
+        return link
+    return urllib.parse.urlunsplit((b.scheme, b.netloc, lk.path, lk.query, lk.fragment))
+
 class Box:
     """One openlolo box, addressed by URL ("openlolo-1a2b.local",
     "https://192.168.1.20:8443", "https://pi.tail1234.ts.net").
@@ -327,7 +344,7 @@ class Box:
                 ) from e
             raise map_token_error(e) from e
         user_code = str(da.get("user_code", ""))
-        link = str(da.get("verification_uri_complete") or da.get("verification_uri") or "")
+        link = on_entry(self.url, str(da.get("verification_uri_complete") or da.get("verification_uri") or ""))
         msg = "Approve '%s' on the box page (Access). Code %s." % (cname, user_code)
         if prompt is None:
             print(msg, file=sys.stderr, flush=True)

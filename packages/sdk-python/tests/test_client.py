@@ -63,7 +63,7 @@ class ClientTest(unittest.TestCase):
         box = self.paired_box(confirm=lambda fp, spki, der: seen.append(fp) or True)
         self.assertEqual(seen, [fingerprint_hex(self.der)])
         self.assertEqual(self.prompts, [("Approve 'nightly.py on mac-mini' on the box page (Access). Code BCDF-GHJK.",
-                                         "BCDF-GHJK", "http://box/access?r=h1")])
+                                         "BCDF-GHJK", self.srv.url + "/access?r=h1")])  # on the pinned entry
         e = self.store.get(self.srv.url)
         self.assertEqual((e.fingerprint, e.pin, e.name, e.entry), (fingerprint_hex(self.der), spki_pin(self.der), "openlolo-ab12", "lan"))
         self.assertEqual(e.scope, "phone:read phone:control")
@@ -153,7 +153,7 @@ class ClientTest(unittest.TestCase):
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             Box(self.srv.url, store=self.store).pair(client_name="x", sleep=self.sleeps.append)
-        self.assertEqual(err.getvalue(), "Approve 'x' on the box page (Access). Code BCDF-GHJK.\nBox page: http://box/access?r=h1\n")
+        self.assertEqual(err.getvalue(), "Approve 'x' on the box page (Access). Code BCDF-GHJK.\nBox page: %s/access?r=h1\n" % self.srv.url)
 
     # --- pinning on every connection ---
 
@@ -572,31 +572,71 @@ class TailnetTest(unittest.TestCase):
 
 
 class PackageTest(unittest.TestCase):
+    """The in-tree build backend (_build/openlolo_build.py, standard library
+    only) builds what pip installs."""
+
+    def setUp(self) -> None:
+        self.pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        sys.path.insert(0, os.path.join(self.pkg, "_build"))
+        self.addCleanup(sys.path.remove, os.path.join(self.pkg, "_build"))
+        import openlolo_build
+
+        self.backend = openlolo_build
+
     def test_metadata_has_the_console_script_and_no_dependencies(self) -> None:
-        try:
-            import setuptools
-        except ImportError:
-            self.skipTest("setuptools is not installed; the package metadata cannot be built here")
-        if int(setuptools.__version__.split(".")[0]) < 61:
-            self.skipTest("setuptools %s cannot read pyproject.toml metadata (61 or newer can; pip installs one)" % setuptools.__version__)
-        import subprocess
+        import tempfile
+        import zipfile
+
+        with tempfile.TemporaryDirectory() as d:
+            name = self.backend.build_wheel(d)
+            self.assertEqual(name, "openlolo_sdk-0.1.0-py3-none-any.whl")
+            with zipfile.ZipFile(os.path.join(d, name)) as z:
+                files = z.namelist()
+                self.assertIn("openlolo/py.typed", files)
+                self.assertIn("openlolo/cli.py", files)
+                self.assertIn("openlolo-sdk = openlolo.cli:run", z.read("openlolo_sdk-0.1.0.dist-info/entry_points.txt").decode())
+                meta = z.read("openlolo_sdk-0.1.0.dist-info/METADATA").decode()
+                self.assertIn("Name: openlolo-sdk\n", meta)
+                self.assertIn("Requires-Python: >=3.9\n", meta)
+                self.assertNotIn("Requires-Dist", meta)
+                record = z.read("openlolo_sdk-0.1.0.dist-info/RECORD").decode().split()
+                self.assertEqual(sorted(r.split(",")[0] for r in record), sorted(files))
+            self.assertEqual(self.backend.get_requires_for_build_wheel(), [])
+            # two builds, the same bytes
+            with tempfile.TemporaryDirectory() as d2:
+                self.backend.build_wheel(d2)
+                with open(os.path.join(d, name), "rb") as a, open(os.path.join(d2, name), "rb") as b:
+                    self.assertEqual(a.read(), b.read())
+
+    def test_sdist_carries_the_backend(self) -> None:
+        import tarfile
         import tempfile
 
-        pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         with tempfile.TemporaryDirectory() as d:
-            subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "egg_info", "--egg-base", d],
-                           cwd=pkg, check=True, capture_output=True)
-            # openlolo.egg-info or openlolo_sdk.egg-info, after the distribution's name.
-            infos = [n for n in os.listdir(d) if n.endswith(".egg-info")]
-            self.assertEqual(len(infos), 1, infos)
-            info = os.path.join(d, infos[0])
-            with open(os.path.join(info, "entry_points.txt")) as f:
-                self.assertIn("openlolo-sdk = openlolo.cli:run", f.read())
-            with open(os.path.join(info, "SOURCES.txt")) as f:
-                files = f.read().split()
-            self.assertIn("openlolo/py.typed", files)
-            self.assertIn("openlolo/cli.py", files)
-            self.assertFalse(os.path.exists(os.path.join(info, "requires.txt")))
+            name = self.backend.build_sdist(d)
+            self.assertEqual(name, "openlolo_sdk-0.1.0.tar.gz")
+            with tarfile.open(os.path.join(d, name)) as t:
+                names = t.getnames()
+        for want in ["PKG-INFO", "pyproject.toml", "README.md", "_build/openlolo_build.py", "openlolo/py.typed"]:
+            self.assertIn("openlolo_sdk-0.1.0/" + want, names)
+
+    def test_toml_subset_reads_pyproject_as_tomllib_does(self) -> None:
+        try:
+            import tomllib  # type: ignore[import-not-found]
+        except ImportError:
+            self.skipTest("tomllib is Python 3.11+")
+        with open(os.path.join(self.pkg, "pyproject.toml"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(self.backend.parse_toml(text), tomllib.loads(text))
+        self.assertEqual(self.backend.parse_toml('a = "x # y" # z\n[t.u]\nb = ["1",\n "2", ] \nc = true\nd = "q\\"r"\n'),
+                         {"a": "x # y", "t": {"u": {"b": ["1", "2"], "c": True, "d": 'q"r'}}})
+
+    def test_toml_subset_refuses_what_it_does_not_read(self) -> None:
+        for text, where in [("a = 1\n", "line 1"), ("\n[[x]]\n", "line 2"), ("a = {b = \"c\"}\n", "line 1"),
+                            ("a = [\"x\"\n", "line 1")]:
+            with self.assertRaises(self.backend.TOMLError) as cm:
+                self.backend.parse_toml(text)
+            self.assertIn(where, str(cm.exception))
 
 
 class URLTest(unittest.TestCase):
