@@ -146,6 +146,7 @@ func Pair(ctx context.Context, box string, opts PairOptions) (Box, error) {
 	if link == "" {
 		link = da.VerificationURI
 	}
+	link = onEntry(u, link)
 	msg := fmt.Sprintf("Approve '%s' on the box page (Access). Code %s.", name, da.UserCode)
 	if opts.Prompt != nil {
 		opts.Prompt(msg, da.UserCode, link)
@@ -258,4 +259,22 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// onEntry is the box page link the person is shown, on the HTTPS entry the
+// client pairs with. The box's verification_uri is plain http:// on port
+// 80 (short to type on a phone; it only redirects to HTTPS), so its path
+// and query are moved onto the pinned https:// URL, port included; an
+// https:// link (or one that does not parse) is kept.
+func onEntry(boxURL, link string) string {
+	l, err := url.Parse(link)
+	if err != nil || l.Scheme != "http" {
+		return link
+	}
+	b, err := url.Parse(boxURL)
+	if err != nil {
+		return link
+	}
+	b.Path, b.RawPath, b.RawQuery, b.Fragment = l.Path, l.RawPath, l.RawQuery, l.Fragment
+	return b.String()
 }

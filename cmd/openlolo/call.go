@@ -4,18 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/sdk"
 )
 
 func callCmd(ctx context.Context, c *Context, args []string) error {
-	fs := flags(c, "call", "BOX TOOL [key=value …] [--text] [--out FILE]")
+	fs := flags(c, "call", "BOX TOOL [key=value …] [--text] [--out FILE] [--wait] [--keep-control]")
 	text := fs.Bool("text", false, "print the agent text instead of the structured JSON")
-	out := fs.String("out", "", "where to write a screenshot (default: a new temp file, whose path is printed)")
+	out := fs.String("out", "", "where to write the answer's images: FILE for one, FILE-1.jpg … FILE-N.jpg for several (openlolo_full_page); "+
+		"without it a screenshot or full page goes to new temp files (paths printed) and an input's observation is not saved")
+	wait := fs.Bool("wait", false, "when the box asks the owner first (status pending, exit 4), wait for their answer and send the call again with the same operation_id")
+	keep := fs.Bool("keep-control", false, "keep control after the call; by default a call gives it back when it ends, so the next client is not refused with CONTROL_BUSY")
 	pos, err := interleave(fs, args)
 	if err != nil {
 		return parseErr(err)
@@ -40,31 +43,41 @@ func callCmd(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var res *sdk.Result
+	send := func() (*sdk.Result, error) { return cl.CallTool(ctx, tool, targs) }
 	if mutating(schema) {
-		res, err = cl.Mutate(ctx, tool, targs)
-	} else {
-		res, err = cl.CallTool(ctx, tool, targs)
+		// Mutate puts the operation_id into targs: sending targs again is
+		// the retry with the same id.
+		send = func() (*sdk.Result, error) { return cl.Mutate(ctx, tool, targs) }
+	}
+	var ow *ownerWait
+	if *wait {
+		if ow, err = startOwnerWait(ctx, cl); err != nil {
+			return clientExit(err)
+		}
+	}
+	res, err := send()
+	if ow != nil {
+		res, err = ow.until(ctx, c, res, err, send)
+	}
+	if mutating(schema) && !*keep && tool != string(api.ToolControl) {
+		giveBackControl(ctx, c, cl, res)
 	}
 	if res == nil && err != nil {
 		return clientExit(err)
 	}
-	if len(res.Images) > 0 {
-		path, werr := writeImage(*out, res.Images[0])
-		if werr != nil {
-			return &exitError{exitConnect, werr}
-		}
-		if res.Structured == nil {
-			res.Structured = map[string]any{}
-		}
-		res.Structured["image_file"] = path
-		fmt.Fprintf(c.Stderr, "image written to %s\n", path)
+	if werr := saveImages(c, *out, res); werr != nil {
+		return &exitError{exitConnect, werr}
 	}
 	if *text {
 		fmt.Fprintln(c.Stdout, res.Text)
 	} else {
 		b, _ := json.MarshalIndent(res.Structured, "", "  ")
 		fmt.Fprintln(c.Stdout, string(b))
+	}
+	if ask, ok := sdk.IsAskPending(err); ok {
+		fmt.Fprintf(c.Stderr, "pending: %v\n", ask)
+		fmt.Fprintln(c.Stderr, "  next: openlolo call --wait waits for the owner's answer and sends the call again")
+		return &exitError{exitPending, quietError{err}}
 	}
 	if err != nil {
 		if r, ok := err.(*sdk.Refused); ok {
@@ -192,27 +205,4 @@ func typed(prop map[string]any, v string) (any, error) {
 		return x, nil
 	}
 	return v, nil
-}
-
-// writeImage writes an image block to path, or to a new temp file.
-func writeImage(path string, img sdk.Image) (string, error) {
-	if path == "" {
-		ext := ".jpg"
-		if img.MIMEType == "image/png" {
-			ext = ".png"
-		}
-		f, err := os.CreateTemp("", "openlolo-screenshot-*"+ext)
-		if err != nil {
-			return "", fmt.Errorf("write screenshot: %w", err)
-		}
-		defer f.Close()
-		if _, err := f.Write(img.Data); err != nil {
-			return "", fmt.Errorf("write screenshot: %w", err)
-		}
-		return f.Name(), f.Close()
-	}
-	if err := os.WriteFile(path, img.Data, 0o644); err != nil {
-		return "", fmt.Errorf("write screenshot: %w", err)
-	}
-	return path, nil
 }

@@ -14,6 +14,7 @@ const (
 	exitRefused = 1 // the box refused the call (code printed)
 	exitUsage   = 2
 	exitConnect = 3 // connection, pin or grant problem
+	exitPending = 4 // the call waits for the owner's answer (an ask); nothing ran yet
 )
 
 // exitError carries a specific exit status out of a command.
@@ -40,6 +41,9 @@ func clientExit(err error) error {
 		return err
 	case errors.As(err, &ref):
 		return &exitError{exitRefused, err}
+	}
+	if _, ok := sdk.IsAskPending(err); ok {
+		return &exitError{exitPending, err}
 	}
 	return &exitError{exitConnect, err}
 }

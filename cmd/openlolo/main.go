@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -27,12 +28,20 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		exe = ""
+	}
 	code := Main(ctx, &Context{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Args:   os.Args[1:],
-		Env:    os.Environ(),
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Args:       os.Args[1:],
+		Env:        os.Environ(),
+		Executable: exe,
 	})
 	stop()
 	os.Exit(code)
@@ -46,6 +55,9 @@ type Context struct {
 	Stdout, Stderr io.Writer
 	Args           []string
 	Env            []string // KEY=VALUE, as os.Environ
+	// Executable is this program's absolute path (os.Executable), for the
+	// commands it prints; "" prints the bare name openlolo.
+	Executable string
 }
 
 // Getenv returns the value of key in c.Env, or "".

@@ -84,7 +84,7 @@ func pairCmd(ctx context.Context, c *Context, args []string) error {
 	fmt.Fprintf(c.Stdout, "Paired with %s as %q.\n", b.URL, b.ClientName)
 	fmt.Fprintf(c.Stdout, "  box:         %s\n  pin:         %s\n  fingerprint: %s\n  client_id:   %s\n  scope:       %s\n  entry:       %s\n  stored in:   %s\n",
 		b.Name, b.Pin, b.Fingerprint, b.ClientID, b.Scope, b.Entry, st.Path)
-	fmt.Fprintf(c.Stdout, "Try: openlolo call %s openlolo_status\n", strings.TrimPrefix(b.URL, "https://"))
+	fmt.Fprintf(c.Stdout, "Try: %s call %s openlolo_status\n", selfName(c), strings.TrimPrefix(b.URL, "https://"))
 	return nil
 }
 
