@@ -29,7 +29,7 @@ ARM64_ENV   = CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc GOOS=linux GOARCH=arm64
 ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT)
 ARM64_BIN   = out/openlolo-linux-arm64
 
-.PHONY: all deps build run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
+.PHONY: all deps build install run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
 	test-kernel test-net test-interop test-clients test-browser image test-image buildroot-image update-bundle test-update test-wifi
 
 all: build
@@ -38,6 +38,14 @@ all: build
 build:
 	@GO=$(GO) sh scripts/build-note.sh '$(TURBO_HOST) $(TS_OMIT)'
 	$(GO) build -trimpath -tags '$(TURBO_HOST) $(TS_OMIT)' -ldflags '$(LDVERSION)' -o bin/openlolo ./cmd/openlolo
+
+## install: bin/openlolo into $(PREFIX)/bin (default /usr/local/bin), so agents and scripts find openlolo on PATH
+# sudo only when that folder (or, missing, its parent) is not writable.
+PREFIX ?= /usr/local
+install: build
+	@dest='$(DESTDIR)$(PREFIX)/bin'; probe=$$dest; [ -d "$$probe" ] || probe=$$(dirname "$$dest"); \
+	if [ -w "$$probe" ]; then s=; else s='$(SUDO)'; fi; \
+	$$s install -D -m 0755 bin/openlolo "$$dest/openlolo" && echo "installed $$dest/openlolo"
 
 ## run: a box on the simulated phone at https://127.0.0.1:8443 (state in .state)
 run: build

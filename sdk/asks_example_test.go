@@ -36,6 +36,9 @@ func ExampleAskPendingError() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if _, err := c.Control(ctx, "release"); err != nil { // done: give control back
+		log.Fatal(err)
+	}
 	fmt.Println(res.Status(), box.Phone.Screen())
 	// Output:
 	// the owner is asked to launch Settings (com.apple.Preferences)

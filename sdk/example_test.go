@@ -105,6 +105,10 @@ func ExampleClient_Tap() {
 	}
 	// The answer's observation is the screenshot taken after the tap: the
 	// frame to touch next.
+	// Give control back: the next client need not wait out the 90 s lease.
+	if _, err := c.Control(ctx, "release"); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(res.Status(), box.Phone.Screen(), tap.Observation.Width, tap.Observation.Height)
 	// Output: ok notes 708 1536
 }
@@ -125,6 +129,10 @@ func ExampleClient_TypeText() {
 	}
 	res, err := c.TypeText(ctx, "Hello from Go", nil)
 	if err != nil {
+		log.Fatal(err)
+	}
+	// Give control back: the next client need not wait out the 90 s lease.
+	if _, err := c.Control(ctx, "release"); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Status(), box.Phone.NoteText())
@@ -151,6 +159,10 @@ func ExampleClient_OpenLink() {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Status(), link.URL)
+	// Give control back: the next client need not wait out the 90 s lease.
+	if _, err := c.Control(ctx, "release"); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(box.Phone.Screen(), box.Phone.URL()) // the simulated phone's Safari opened it
 	// Output:
 	// ok https://maps.apple.com/?q=coffee%20%26%20cake&z=15

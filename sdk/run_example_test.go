@@ -18,5 +18,8 @@ func ExampleWithRun() {
 	if _, err := c.LaunchApp(ctx, "Notes", nil); err != nil {
 		log.Fatal(err)
 	}
+	if _, err := c.Control(ctx, "release"); err != nil { // give control back at the end
+		log.Fatal(err)
+	}
 	log.Printf("run %s done", run.ID)
 }

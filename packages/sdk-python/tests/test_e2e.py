@@ -186,6 +186,8 @@ class E2ETest(unittest.TestCase):
         shot = box.screenshot(format="png", max_size=852)
         self.assertGreater(white_share(shot.image), 0.95)
         self.assertGreater(dark_pixels(shot.image, NOTE_TOP_PT, NOTE_TOP_PT + 26), 50)
+        # The example gave control back (issue 22): the next client is not refused.
+        self.assertFalse(box.status().control.held)
 
     def test_interop_with_go_cli_and_concurrent_refreshes(self) -> None:
         # Paired by the Go CLI ...
