@@ -7,19 +7,6 @@ import (
 	"time"
 )
 
-// Gesture timings the tools use.
-const (
-	// TapHold is how long a tap touches.
-	TapHold = 80 * time.Millisecond
-	// SwipeRate is the points per second of a swipe's movement.
-	SwipeRate = 60
-	// SwipeDwell is how long a swipe rests at its start before moving, so
-	// the phone sees a touch and not a flick from nowhere.
-	SwipeDwell = 50 * time.Millisecond
-	// DefaultStepDelay is a real phone's [Info.StepDelay].
-	DefaultStepDelay = 400 * time.Millisecond
-)
-
 // SafariID is the browser the URL recipe opens.
 const SafariID = "com.apple.mobilesafari"
 
@@ -99,12 +86,8 @@ func steps(ctx context.Context, delay time.Duration, fns ...step) (Report, error
 	start := time.Now()
 	for i, fn := range fns {
 		if i > 0 && delay > 0 {
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return total, ctx.Err()
+			if err := Sleep(ctx, delay); err != nil {
+				return total, err
 			}
 		}
 		rep, err := fn(ctx)
