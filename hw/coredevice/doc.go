@@ -25,7 +25,10 @@
 // reports every second (the phone's encoder stalls after about 25 s
 // without), a new stream when the video stops, and a stop after a while
 // without input. The video is counted, never decoded: screenshots stay on
-// screencaptureservice. Below iOS 27, or without the developer disk
+// screencaptureservice. Gestures are played by phone.Player (the
+// backend encodes each contact sample as a remote HID touch), buttons are
+// held for hw/phone's timing table, and events go out through a
+// phone.Broadcaster. Below iOS 27, or without the developer disk
 // image's services, input answers phone.ErrUnsupported naming the gadget
 // backend.
 //

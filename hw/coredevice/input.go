@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -86,12 +85,12 @@ type input struct {
 }
 
 func newInput(c *Conn, t inputTimings, now func() time.Time, log *slog.Logger) *input {
-	return &input{c: c, t: t, now: now, log: log, epoch: time.Now()}
+	return &input{c: c, t: t, now: now, log: log, epoch: now()}
 }
 
 // ts is a report's 48-bit timestamp: nanoseconds on the monotonic clock
 // (the phone reads only the deltas).
-func (in *input) ts() uint64 { return uint64(time.Since(in.epoch)) }
+func (in *input) ts() uint64 { return uint64(in.now().Sub(in.epoch)) }
 
 // gadgetStep is the next step where this backend cannot drive input.
 const gadgetStep = "the gadget backend (openlolo serve --phone gadget: the box as a USB keyboard and pointer, with HDMI capture) drives input on any iOS"
@@ -166,7 +165,7 @@ func (in *input) ensure(ctx context.Context) error {
 		h.run()
 		in.hid = h
 		// backboardd attaches the new keyboard; keys sent earlier are lost.
-		if err := sleep(ctx, in.t.keySettle); err != nil {
+		if err := phone.Sleep(ctx, in.t.keySettle); err != nil {
 			return err
 		}
 	}
@@ -210,9 +209,32 @@ func (in *input) touch(ctx context.Context, down bool, p phone.Point) error {
 	return nil
 }
 
-// Touch follows g on the main touchscreen: contact at the first point,
-// contact reports at each later point on g's timeline, release at the
-// last. A cancelled ctx releases the contact.
+// contact is the main touchscreen as the gesture player drives it: each
+// sample is one remote HID touch report.
+type contact struct {
+	in  *input
+	rep *phone.Report
+}
+
+func (c contact) Down(ctx context.Context, p phone.Point) error { return c.sample(ctx, true, p) }
+
+func (c contact) Move(ctx context.Context, p phone.Point) (bool, error) {
+	return true, c.sample(ctx, true, p)
+}
+
+func (c contact) Up(ctx context.Context, p phone.Point) error { return c.sample(ctx, false, p) }
+
+func (c contact) sample(ctx context.Context, down bool, p phone.Point) error {
+	if err := c.in.touch(ctx, down, p); err != nil {
+		return err
+	}
+	c.rep.Reports++
+	return nil
+}
+
+// Touch follows g on the main touchscreen with phone.Player: contact at
+// the first point, contact reports at each later point on g's timeline,
+// release at the last. A cancelled ctx releases the contact.
 func (in *input) Touch(ctx context.Context, g phone.Gesture) (rep phone.Report, err error) {
 	if err := g.Validate(); err != nil {
 		return rep, fmt.Errorf("coredevice: touch: %w", err)
@@ -223,47 +245,17 @@ func (in *input) Touch(ctx context.Context, g phone.Gesture) (rep phone.Report, 
 		return rep, err
 	}
 	defer in.done()
-	start := time.Now()
+	start := in.now()
+	var sent phone.Report
 	defer func() {
+		rep.Reports = sent.Reports
 		if in.down {
 			in.releaseTouch()
 			rep.Reports++
 		}
-		rep.Took = time.Since(start)
+		rep.Took = in.now().Sub(start)
 	}()
-	steps := g.Steps
-	if err := in.touch(ctx, true, steps[0].Point); err != nil {
-		return rep, err
-	}
-	rep.Reports++
-	t0 := time.Now()
-	var moves []time.Time
-	last := len(steps) - 1
-	if last == 0 {
-		if err := sleep(ctx, phone.TapHold); err != nil {
-			return rep, err
-		}
-	}
-	for i := 1; i <= last; i++ {
-		if i < last && !time.Now().Before(t0.Add(steps[i+1].At)) {
-			rep.Skipped++
-			continue
-		}
-		if err := sleep(ctx, time.Until(t0.Add(steps[i].At))); err != nil {
-			return rep, err
-		}
-		if err := in.touch(ctx, true, steps[i].Point); err != nil {
-			return rep, err
-		}
-		rep.Reports++
-		moves = append(moves, time.Now())
-	}
-	if err := in.touch(ctx, false, steps[last].Point); err != nil {
-		return rep, err
-	}
-	rep.Reports++
-	rep.MedianInterval, rep.MaxGap = gaps(moves)
-	return rep, nil
+	return phone.Player{Now: in.now}.Play(ctx, g, contact{in, &sent})
 }
 
 // releaseTouch lifts a contact left down, on its own short context: the
@@ -276,23 +268,6 @@ func (in *input) releaseTouch() {
 	if in.hid.x.Send(ctx, remotehid.Send(remotehid.MainTouchscreen, remotehid.Touchscreen(t)), false) == nil {
 		in.down = false
 	}
-}
-
-func gaps(ts []time.Time) (median, maxGap time.Duration) {
-	if len(ts) < 2 {
-		return 0, 0
-	}
-	g := make([]time.Duration, len(ts)-1)
-	for i := range g {
-		g[i] = ts[i+1].Sub(ts[i])
-		maxGap = max(maxGap, g[i])
-	}
-	sort.Slice(g, func(i, j int) bool { return g[i] < g[j] })
-	n := len(g)
-	if n%2 == 1 {
-		return g[n/2], maxGap
-	}
-	return (g[n/2-1] + g[n/2]) / 2, maxGap
 }
 
 // modUsages are the keyboard usages of the modifiers held (0xE0 + bit).
@@ -340,7 +315,7 @@ func (in *input) Type(ctx context.Context, text string) (phone.Report, error) {
 		return phone.Report{}, err
 	}
 	defer in.done()
-	start := time.Now()
+	start := in.now()
 	var rep phone.Report
 	for i := 0; i < len(text); i++ {
 		k, shift, _ := hid.CharKey(text[i])
@@ -354,13 +329,13 @@ func (in *input) Type(ctx context.Context, text string) (phone.Report, error) {
 			return rep, err
 		}
 		if i < len(text)-1 {
-			if err := sleep(ctx, in.t.keyInterval); err != nil {
+			if err := phone.Sleep(ctx, in.t.keyInterval); err != nil {
 				in.keys(context.WithoutCancel(ctx), nil)
 				return rep, err
 			}
 		}
 	}
-	rep.Took = time.Since(start)
+	rep.Took = in.now().Sub(start)
 	return rep, nil
 }
 
@@ -380,9 +355,9 @@ func (in *input) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
 		return phone.Report{}, err
 	}
 	defer in.done()
-	start := time.Now()
+	start := in.now()
 	n, err := in.chord(ctx, modUsages(mods), uint8(key))
-	return phone.Report{Reports: n, Took: time.Since(start)}, err
+	return phone.Report{Reports: n, Took: in.now().Sub(start)}, err
 }
 
 // buttonUsages maps phone buttons to Indigo usages and how long each is
@@ -391,11 +366,11 @@ var buttonUsages = map[phone.Button]struct {
 	u    remotehid.Usage
 	hold time.Duration
 }{
-	phone.Home:       {remotehid.HomeButton, 100 * time.Millisecond},
-	phone.Lock:       {remotehid.LockButton, 500 * time.Millisecond},
-	phone.VolumeUp:   {remotehid.VolumeUpButton, 100 * time.Millisecond},
-	phone.VolumeDown: {remotehid.VolumeDownButton, 100 * time.Millisecond},
-	phone.Mute:       {remotehid.MuteButton, 100 * time.Millisecond},
+	phone.Home:       {remotehid.HomeButton, phone.ButtonHold},
+	phone.Lock:       {remotehid.LockButton, phone.LockHold},
+	phone.VolumeUp:   {remotehid.VolumeUpButton, phone.ButtonHold},
+	phone.VolumeDown: {remotehid.VolumeDownButton, phone.ButtonHold},
+	phone.Mute:       {remotehid.MuteButton, phone.ButtonHold},
 }
 
 // iosButtons are the buttons Press takes, in a stable order.
@@ -433,17 +408,17 @@ func (in *input) Press(ctx context.Context, b phone.Button) (phone.Report, error
 		in.indigo = &hidConn{x: x}
 		in.indigo.run()
 	}
-	start := time.Now()
+	start := in.now()
 	x := in.indigo.x
 	if err := x.Send(ctx, remotehid.Button(bu.u, remotehid.ButtonDown), false); err != nil {
 		return phone.Report{}, fmt.Errorf("coredevice: button: %w: %w", phone.ErrInputFailed, err)
 	}
-	herr := sleep(ctx, bu.hold)
+	herr := phone.Sleep(ctx, bu.hold)
 	if err := x.Send(context.WithoutCancel(ctx), remotehid.Button(bu.u, remotehid.ButtonUp), false); err != nil {
 		x.Send(context.WithoutCancel(ctx), remotehid.Button(bu.u, remotehid.ButtonCancel), false)
 		return phone.Report{Reports: 1}, fmt.Errorf("coredevice: button: %w: %w", phone.ErrInputFailed, err)
 	}
-	rep := phone.Report{Reports: 2, Took: time.Since(start)}
+	rep := phone.Report{Reports: 2, Took: in.now().Sub(start)}
 	if herr != nil {
 		return rep, fmt.Errorf("coredevice: button: %w", herr)
 	}

@@ -18,10 +18,10 @@ import (
 
 // Options configure Open. The zero value of every field is usable.
 type Options struct {
-	Socket   string       // usbmuxd's socket ("" means usbmux.DefaultSocket)
-	StateDir string       // pair records go to StateDir/coredevice
-	Logger   *slog.Logger // nil: discard
-	Now      func() time.Time
+	Socket   string           // usbmuxd's socket ("" means usbmux.DefaultSocket)
+	StateDir string           // pair records go to StateDir/coredevice
+	Logger   *slog.Logger     // nil: discard
+	Now      func() time.Time // the clock (nil: time.Now)
 	// Retry is how often the backend looks for the phone again while none
 	// is attached or the tunnel failed (0: 2 s).
 	Retry time.Duration
@@ -88,14 +88,14 @@ type Backend struct {
 	once   sync.Once
 	shotMu sync.Mutex // one screenshot at a time: dtscreencaptured wedges on overlap
 
-	mu    sync.Mutex
-	conn  *Conn
-	in    *input
-	apps  []App // the app list with the phone's raw entries
-	info  phone.Info
-	state phone.State
-	seq   uint64
-	subs  map[chan phone.Event]bool
+	mu     sync.Mutex
+	conn   *Conn
+	in     *input
+	apps   []App // the app list with the phone's raw entries
+	info   phone.Info
+	state  phone.State
+	seq    uint64
+	events phone.Broadcaster
 }
 
 var (
@@ -123,7 +123,10 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	if o.Recheck == 0 {
 		o.Recheck = 5 * time.Second
 	}
-	b := &Backend{o: o, log: log, subs: map[chan phone.Event]bool{}}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	b := &Backend{o: o, log: log}
 	b.dialer = &Dialer{
 		Mux: &usbmux.Client{Socket: o.Socket}, Store: lockdown.Store{Dir: filepath.Join(o.StateDir, "coredevice")}, Now: o.Now,
 		Trust: func(err error) {
@@ -142,12 +145,7 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	return b, nil
 }
 
-func (b *Backend) now() time.Time {
-	if b.o.Now != nil {
-		return b.o.Now()
-	}
-	return time.Now()
-}
+func (b *Backend) now() time.Time { return b.o.Now() }
 
 // run keeps a tunnel to the first USB iPhone, reconnecting after a drop.
 func (b *Backend) run(ctx context.Context) {
@@ -259,14 +257,7 @@ func (b *Backend) setState(s phone.State, kind phone.EventKind) {
 
 func (b *Backend) emit(ev phone.Event) {
 	ev.At = b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for c := range b.subs {
-		select {
-		case c <- ev:
-		default:
-		}
-	}
+	b.events.Publish(ev)
 }
 
 // Info describes the phone (its model, native size and installed apps
@@ -447,24 +438,7 @@ func (b *Backend) Clipboard(ctx context.Context) (string, error) {
 
 // Subscribe returns state and frame events until ctx ends or Close.
 func (b *Backend) Subscribe(ctx context.Context) <-chan phone.Event {
-	ch := make(chan phone.Event, 16)
-	b.mu.Lock()
-	if b.subs == nil {
-		b.mu.Unlock()
-		close(ch)
-		return ch
-	}
-	b.subs[ch] = true
-	b.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.subs[ch] {
-			delete(b.subs, ch)
-			close(ch)
-		}
-	})
-	return ch
+	return b.events.Subscribe(ctx)
 }
 
 // Close takes the tunnel down and ends subscriptions.
@@ -474,11 +448,8 @@ func (b *Backend) Close() error {
 		b.wg.Wait()
 		b.mu.Lock()
 		b.state = phone.State{Code: "closed", Reason: "The backend was closed."}
-		for ch := range b.subs {
-			close(ch)
-		}
-		b.subs = nil
 		b.mu.Unlock()
+		b.events.Close()
 	})
 	return nil
 }

@@ -187,7 +187,7 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	}
 	// Input: the media stream starts with the first of these (seconds on
 	// a phone); Notes is in front, so the paste shows there.
-	in := newInput(c, Options{InputIdle: -1}.inputTimings(), time.Now, slog.New(slog.DiscardHandler))
+	in := newInput(c, Options{InputIdle: -1}.inputTimings(), now, slog.New(slog.DiscardHandler))
 	defer in.close()
 	t = now()
 	_, err = in.Key(ctx, phone.Key{Name: "v", Mods: phone.Cmd})

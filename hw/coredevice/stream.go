@@ -106,7 +106,7 @@ func startStream(ctx context.Context, c *Conn, t streamTimings, now func() time.
 	}
 	// backboardd re-matches the input surfaces against the new stream;
 	// a report sent at once can still be dropped.
-	if err := sleep(ctx, t.settle); err != nil {
+	if err := phone.Sleep(ctx, t.settle); err != nil {
 		s.stop(log)
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func (s *stream) stop(log *slog.Logger) {
 				if n, perr := mediastream.Sessions(d); err != nil || perr != nil || n == 0 {
 					break
 				}
-				if sleep(ctx, 100*time.Millisecond) != nil {
+				if phone.Sleep(ctx, 100*time.Millisecond) != nil {
 					break
 				}
 			}
@@ -229,19 +229,4 @@ func (s *stream) close() {
 	s.cancel()
 	s.pc.Close()
 	s.wg.Wait()
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

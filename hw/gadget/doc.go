@@ -30,8 +30,9 @@
 //
 // [Open] applies the platform's layout ([LayoutFor]: android, ios,
 // ios-relative; each with its own bcdDevice), binds it, opens the capture
-// device (hw/capture) and returns a [Phone]: hw/input's driver paces the
-// gestures over the writers. Phone.State reports "no_udc",
+// device (hw/capture) and returns a [Phone]: hw/input's driver encodes
+// the gestures phone.Player plays over the writers, and events go out
+// through a phone.Broadcaster. Phone.State reports "no_udc",
 // "not_configured", "no_video" or "ready" with a sentence saying what to
 // do; a monitor retries what is missing, releases every key and contact
 // when the phone (re)configures the device, and keeps the screen geometry

@@ -93,7 +93,7 @@ type Phone struct {
 	state    phone.State
 	tracker  capture.Tracker
 	shot     *phone.Frame
-	subs     map[chan phone.Event]struct{}
+	events   phone.Broadcaster
 	closed   bool
 	lastBind time.Time
 	lastVid  time.Time
@@ -138,7 +138,6 @@ func Open(ctx context.Context, opts Options) (*Phone, error) {
 			ConfigFS: opts.ConfigFS, UDCDir: opts.UDCDir, DevDir: opts.DevDir,
 		},
 		done: make(chan struct{}),
-		subs: map[chan phone.Event]struct{}{},
 	}
 	if p.log == nil {
 		p.log = slog.Default()
@@ -184,7 +183,7 @@ func (p *Phone) bind(ctx context.Context) error {
 		return err
 	}
 	w := NewWriter(WriterOptions{Paths: b.Paths, State: b.State, Deadline: p.opts.WriteDeadline, Open: p.opts.open})
-	d, err := input.New(input.Options{Writer: w, Profile: p.profile, Calibration: p.opts.Calibration, Logger: p.log})
+	d, err := input.New(input.Options{Writer: w, Profile: p.profile, Now: p.opts.Now, Calibration: p.opts.Calibration, Logger: p.log})
 	if err != nil {
 		return fmt.Errorf("gadget: %w", err)
 	}
@@ -308,16 +307,7 @@ func (p *Phone) setState(s phone.State) {
 	p.publish(phone.Event{Kind: kind, At: p.opts.Now(), State: s})
 }
 
-func (p *Phone) publish(e phone.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for ch := range p.subs {
-		select {
-		case ch <- e:
-		default: // a slow reader misses events
-		}
-	}
-}
+func (p *Phone) publish(e phone.Event) { p.events.Publish(e) }
 
 // Info describes the backend.
 func (p *Phone) Info() phone.Info {
@@ -503,28 +493,7 @@ func (p *Phone) ReleaseAll(ctx context.Context) error {
 // Subscribe returns state, geometry and frame events until ctx ends or
 // the backend closes.
 func (p *Phone) Subscribe(ctx context.Context) <-chan phone.Event {
-	ch := make(chan phone.Event, 16)
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		close(ch)
-		return ch
-	}
-	p.subs[ch] = struct{}{}
-	p.mu.Unlock()
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-p.done:
-		}
-		p.mu.Lock()
-		if _, ok := p.subs[ch]; ok {
-			delete(p.subs, ch)
-			close(ch)
-		}
-		p.mu.Unlock()
-	}()
-	return ch
+	return p.events.Subscribe(ctx)
 }
 
 // Close stops the monitor, releases what is held, closes the hidg nodes
@@ -535,6 +504,7 @@ func (p *Phone) Close() error {
 	p.once.Do(func() {
 		p.cancel()
 		<-p.done
+		p.events.Close()
 		rctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		if d, e := p.input(); e == nil && p.State().Code != "not_configured" {
 			d.ReleaseAll(rctx)

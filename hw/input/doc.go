@@ -13,12 +13,14 @@
 //
 // # Timing
 //
-// The defaults come from field experience with phones (see [Timing]): a
-// tap holds the contact 70 ms; gestures follow their own timeline on a
-// monotonic clock, and when the writer falls behind, points that are
-// already stale are skipped rather than sent in a burst; an iOS pointer
-// moves, settles 80 ms, then presses; keys are held 50 ms, chords with
-// modifiers 120 ms; every release is written 3 times 15 ms apart so a
+// The defaults come from hw/phone's timing table (see [Timing]), and
+// gestures are played by phone.Player: a [Driver] only encodes each
+// contact sample as the profile's report. A tap holds the contact
+// phone.TapHold (70 ms); gestures follow their own timeline on the
+// driver's clock (Options.Now), and when the writer falls behind, points
+// that are already stale are skipped rather than sent in a burst; an iOS
+// pointer moves, settles 80 ms, then presses; keys are held 50 ms, chords
+// with modifiers 120 ms; every release is written 3 times 15 ms apart so a
 // lost report cannot leave a key or a finger down.
 //
 // # Failures

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -14,24 +13,27 @@ import (
 )
 
 // Timing holds the durations the driver waits. Each zero field takes the
-// default named in its comment.
+// default named in its comment, from hw/phone's timing table.
 type Timing struct {
 	// TapHold is how long the contact of a gesture with a single point
-	// is held (default 70 ms). Gestures with two or more points follow
+	// is held (default phone.TapHold). Gestures with two or more points follow
 	// their own timeline (phone.Tap holds for the time it is given).
 	TapHold time.Duration
 	// KeyHold is how long a key is held when typing or pressing a key
-	// without modifiers (default 50 ms).
+	// without modifiers (default phone.KeyHold).
 	KeyHold time.Duration
-	// ChordHold is how long a key with modifiers is held (default 120 ms).
+	// ChordHold is how long a key with modifiers is held (default
+	// phone.ChordHold).
 	ChordHold time.Duration
-	// ButtonHold is how long a consumer button is held (default 100 ms).
+	// ButtonHold is how long a consumer button is held (default
+	// phone.ButtonHold).
 	ButtonHold time.Duration
 	// Settle is the wait between moving an iOS pointer and pressing it,
-	// while the animated cursor catches up (default 80 ms).
+	// while the animated cursor catches up (default phone.PointerSettle).
 	Settle time.Duration
 	// Releases is how many times each release report is written
-	// (default 3); ReleaseGap is the wait between them (default 15 ms).
+	// (default phone.Releases); ReleaseGap is the wait between them
+	// (default phone.ReleaseGap).
 	Releases   int
 	ReleaseGap time.Duration
 }
@@ -42,14 +44,14 @@ func (t Timing) withDefaults() Timing {
 			*d = v
 		}
 	}
-	def(&t.TapHold, 70*time.Millisecond)
-	def(&t.KeyHold, 50*time.Millisecond)
-	def(&t.ChordHold, 120*time.Millisecond)
-	def(&t.ButtonHold, 100*time.Millisecond)
-	def(&t.Settle, 80*time.Millisecond)
-	def(&t.ReleaseGap, 15*time.Millisecond)
+	def(&t.TapHold, phone.TapHold)
+	def(&t.KeyHold, phone.KeyHold)
+	def(&t.ChordHold, phone.ChordHold)
+	def(&t.ButtonHold, phone.ButtonHold)
+	def(&t.Settle, phone.PointerSettle)
+	def(&t.ReleaseGap, phone.ReleaseGap)
 	if t.Releases <= 0 {
-		t.Releases = 3
+		t.Releases = phone.Releases
 	}
 	return t
 }
@@ -77,8 +79,12 @@ type Options struct {
 	Writer Writer
 	// Profile picks the pointer. The zero value is IOS.
 	Profile Profile
-	// Clock paces inputs. Nil means the real clock.
-	Clock Clock
+	// Now is the clock inputs are paced and timed on; nil means
+	// time.Now. It must be monotonic (time.Now's readings are).
+	Now func() time.Time
+	// Sleep waits on that clock; nil means phone.Sleep (a real timer,
+	// which testing/synctest fakes).
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Timing overrides durations; zero fields take defaults.
 	Timing Timing
 	// Calibration is used by IOSRelative; zero means a default guess
@@ -96,7 +102,8 @@ type Options struct {
 type Driver struct {
 	w       Writer
 	profile Profile
-	clock   Clock
+	now     func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
 	t       Timing
 	cal     Calibration
 	log     *slog.Logger
@@ -118,12 +125,15 @@ func New(o Options) (*Driver, error) {
 		return nil, fmt.Errorf("input: new driver: unknown profile %v", o.Profile)
 	}
 	d := &Driver{
-		w: o.Writer, profile: o.Profile, clock: o.Clock,
+		w: o.Writer, profile: o.Profile, now: o.Now, sleep: o.Sleep,
 		t: o.Timing.withDefaults(), cal: o.Calibration, log: o.Logger,
 		held: map[hid.Kind]bool{},
 	}
-	if d.clock == nil {
-		d.clock = RealClock{}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.sleep == nil {
+		d.sleep = phone.Sleep
 	}
 	if d.cal.X <= 0 || d.cal.Y <= 0 {
 		d.cal = Calibration{X: defaultCalX, Y: defaultCalY}
@@ -137,13 +147,11 @@ func New(o Options) (*Driver, error) {
 // Profile returns the driver's profile.
 func (d *Driver) Profile() Profile { return d.profile }
 
-// op accounts for one input: reports written, movement timestamps.
+// op accounts for one input: the reports written.
 type op struct {
 	name    string
 	start   time.Time
 	reports int
-	skipped int
-	moves   []time.Time
 }
 
 // release returns the release report of kind k.
@@ -180,7 +188,7 @@ func (d *Driver) write(ctx context.Context, o *op, k hid.Kind, r []byte, pressed
 func (d *Driver) releaseKind(ctx context.Context, o *op, k hid.Kind) error {
 	for i := range d.t.Releases {
 		if i > 0 {
-			if err := d.clock.Sleep(ctx, d.t.ReleaseGap); err != nil {
+			if err := d.sleep(ctx, d.t.ReleaseGap); err != nil {
 				return err
 			}
 		}
@@ -232,25 +240,11 @@ func (d *Driver) fail(ctx context.Context, o *op, err error) error {
 
 // report summarizes o.
 func (d *Driver) report(o *op) phone.Report {
-	r := phone.Report{Reports: o.reports, Skipped: o.skipped, Took: d.clock.Now().Sub(o.start)}
-	if len(o.moves) >= 2 {
-		gaps := make([]time.Duration, len(o.moves)-1)
-		for i := range gaps {
-			gaps[i] = o.moves[i+1].Sub(o.moves[i])
-		}
-		slices.Sort(gaps)
-		n := len(gaps)
-		r.MedianInterval = gaps[n/2]
-		if n%2 == 0 {
-			r.MedianInterval = (gaps[n/2-1] + gaps[n/2]) / 2
-		}
-		r.MaxGap = gaps[n-1]
-	}
-	return r
+	return phone.Report{Reports: o.reports, Took: d.now().Sub(o.start)}
 }
 
 func (d *Driver) begin(name string) *op {
-	return &op{name: name, start: d.clock.Now()}
+	return &op{name: name, start: d.now()}
 }
 
 // ReleaseAll writes the release report of the keyboard, the consumer

@@ -95,25 +95,3 @@ func TestEveryCancel(t *testing.T) {
 		}
 	}
 }
-
-func TestRealClock(t *testing.T) {
-	c := RealClock{}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := c.Sleep(ctx, 0); err != nil {
-		t.Errorf("Sleep(0) = %v", err)
-	}
-	t0 := c.Now()
-	if err := c.Sleep(ctx, time.Millisecond); err != nil {
-		t.Errorf("Sleep(1ms) = %v", err)
-	}
-	if c.Now().Sub(t0) < time.Millisecond {
-		t.Errorf("Sleep(1ms) returned after %v", c.Now().Sub(t0))
-	}
-	cancel()
-	if err := c.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("Sleep(1h) on a cancelled ctx = %v", err)
-	}
-	if err := c.Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
-		t.Errorf("Sleep(0) on a cancelled ctx = %v", err)
-	}
-}

@@ -11,7 +11,7 @@ import (
 	"github.com/openlolo/openlolo/hw/hid"
 )
 
-// fakeClock is a Clock whose time only moves when Sleep or Advance is
+// fakeClock is a clock whose time only moves when Sleep or Advance is
 // called, so paced inputs run instantly in tests.
 type fakeClock struct {
 	mu  sync.Mutex
@@ -108,7 +108,7 @@ func newDriver(t *testing.T, p Profile) (*Driver, *recorder, *fakeClock) {
 	t.Helper()
 	c := newFakeClock()
 	r := newRecorder(c)
-	d, err := New(Options{Writer: r, Profile: p, Clock: c})
+	d, err := New(Options{Writer: r, Profile: p, Now: c.Now, Sleep: c.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func (d *Driver) tap(ctx context.Context, o *op, m hid.Modifiers, k hid.Key, hol
 	if err := d.write(ctx, o, hid.KindKeyboard, hid.Keyboard(m, k), true); err != nil {
 		return err
 	}
-	if err := d.clock.Sleep(ctx, hold); err != nil {
+	if err := d.sleep(ctx, hold); err != nil {
 		return err
 	}
 	return d.releaseKind(ctx, o, hid.KindKeyboard)
@@ -132,7 +132,7 @@ func (d *Driver) button(ctx context.Context, o *op, u uint16) error {
 	if err := d.write(ctx, o, hid.KindConsumer, hid.Consumer(u), true); err != nil {
 		return err
 	}
-	if err := d.clock.Sleep(ctx, d.t.ButtonHold); err != nil {
+	if err := d.sleep(ctx, d.t.ButtonHold); err != nil {
 		return err
 	}
 	return d.releaseKind(ctx, o, hid.KindConsumer)

@@ -20,13 +20,25 @@ type pointer interface {
 	up(ctx context.Context, o *op) error
 }
 
-// Touch performs g: contact at its first point, movement through the rest
-// on g's timeline (measured from the contact), release after the last
-// point. A gesture of one point is held Timing.TapHold. When the writer
-// falls behind, a movement point whose successor is already due is skipped
-// (counted in Report.Skipped) instead of being sent late; the first and
-// last points are never skipped. Report.MedianInterval and MaxGap are
-// measured between the movement reports written after the contact.
+// contact is one input's pointer as the gesture player drives it.
+type contact struct {
+	p pointer
+	o *op
+}
+
+func (c contact) Down(ctx context.Context, p phone.Point) error { return c.p.down(ctx, c.o, p) }
+func (c contact) Move(ctx context.Context, p phone.Point) (bool, error) {
+	return c.p.move(ctx, c.o, p)
+}
+func (c contact) Up(ctx context.Context, _ phone.Point) error { return c.p.up(ctx, c.o) }
+
+// Touch performs g with phone.Player on the driver's clock: contact at
+// its first point, movement through the rest on g's timeline, release
+// after the last point. A gesture of one point is held Timing.TapHold.
+// When the writer falls behind, stale movement points are skipped
+// (Report.Skipped) rather than sent in a burst; Report.MedianInterval and
+// MaxGap are measured between the movement reports written after the
+// contact.
 func (d *Driver) Touch(ctx context.Context, g phone.Gesture) (phone.Report, error) {
 	if err := g.Validate(); err != nil {
 		return phone.Report{}, fmt.Errorf("input: touch: %w", err)
@@ -43,42 +55,13 @@ func (d *Driver) Touch(ctx context.Context, g phone.Gesture) (phone.Report, erro
 	default:
 		p = absPointer{d}
 	}
-	if err := d.follow(ctx, o, g, p); err != nil {
-		return d.report(o), d.fail(ctx, o, err)
+	played, err := phone.Player{Now: d.now, Sleep: d.sleep, Hold: d.t.TapHold}.Play(ctx, g, contact{p, o})
+	rep := d.report(o)
+	rep.Skipped, rep.MedianInterval, rep.MaxGap = played.Skipped, played.MedianInterval, played.MaxGap
+	if err != nil {
+		return rep, d.fail(ctx, o, err)
 	}
-	return d.report(o), nil
-}
-
-func (d *Driver) follow(ctx context.Context, o *op, g phone.Gesture, p pointer) error {
-	steps := g.Steps
-	if err := p.down(ctx, o, steps[0].Point); err != nil {
-		return err
-	}
-	t0 := d.clock.Now()
-	last := len(steps) - 1
-	if last == 0 {
-		if err := d.clock.Sleep(ctx, d.t.TapHold); err != nil {
-			return err
-		}
-		return p.up(ctx, o)
-	}
-	for i := 1; i <= last; i++ {
-		if i < last && !d.clock.Now().Before(t0.Add(steps[i+1].At)) {
-			o.skipped++
-			continue
-		}
-		if err := d.clock.Sleep(ctx, t0.Add(steps[i].At).Sub(d.clock.Now())); err != nil {
-			return err
-		}
-		wrote, err := p.move(ctx, o, steps[i].Point)
-		if err != nil {
-			return err
-		}
-		if wrote {
-			o.moves = append(o.moves, d.clock.Now())
-		}
-	}
-	return p.up(ctx, o)
+	return rep, nil
 }
 
 // touchscreen is the Android digitizer: contact 0 down, moved, lifted.
@@ -119,7 +102,7 @@ func (a absPointer) down(ctx context.Context, o *op, p phone.Point) error {
 		return err
 	}
 	a.d.x, a.d.y = x, y
-	if err := a.d.clock.Sleep(ctx, a.d.t.Settle); err != nil {
+	if err := a.d.sleep(ctx, a.d.t.Settle); err != nil {
 		return err
 	}
 	return a.d.write(ctx, o, hid.KindAbsMouse, hid.AbsMouse(hid.ButtonLeft, x, y, 0), true)
@@ -190,7 +173,7 @@ func (r *relPointer) down(ctx context.Context, o *op, p phone.Point) error {
 	if _, err := r.moveTo(ctx, o, tx, ty, 0); err != nil {
 		return err
 	}
-	if err := r.d.clock.Sleep(ctx, r.d.t.Settle); err != nil {
+	if err := r.d.sleep(ctx, r.d.t.Settle); err != nil {
 		return err
 	}
 	return r.d.write(ctx, o, hid.KindRelMouse, hid.RelMouse(hid.ButtonLeft, 0, 0, 0), true)

@@ -70,7 +70,7 @@ func TestTapIOS(t *testing.T) {
 func TestTapIOSRelative(t *testing.T) {
 	c := newFakeClock()
 	r := newRecorder(c)
-	d, err := New(Options{Writer: r, Profile: IOSRelative, Clock: c, Calibration: Calibration{X: 400, Y: 800}})
+	d, err := New(Options{Writer: r, Profile: IOSRelative, Now: c.Now, Sleep: c.Sleep, Calibration: Calibration{X: 400, Y: 800}})
 	if err != nil {
 		t.Fatal(err)
 	}

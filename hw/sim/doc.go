@@ -35,7 +35,7 @@
 // # Determinism
 //
 // Under a fixed clock ([FixedClock]: the status bar always shows the same
-// minute and the driver never waits) the same inputs give byte-identical
+// minute and the driver never waits, see Options.Sleep) the same inputs give byte-identical
 // frames. A frame's Seq increases only when the picture changes (a screen
 // change, typed text, a scroll, the status bar's minute); the geometry
 // epoch changes only with [Phone.SetSize].

@@ -1,34 +1,30 @@
 package sim
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/input"
 )
 
-// FixedClock is an input.Clock that always says t and never waits: inputs
-// take no time, every contact counts as short, and frames are
-// byte-identical for the same inputs.
-type FixedClock time.Time
-
-// Now returns the fixed time.
-func (c FixedClock) Now() time.Time { return time.Time(c) }
-
-// Sleep returns at once (with ctx's error, if it has ended).
-func (c FixedClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+// FixedClock returns a clock that always says t. A phone on it paces no
+// input (see Options.Sleep): inputs take no time, every contact counts as
+// short, and frames are byte-identical for the same inputs.
+func FixedClock(t time.Time) func() time.Time {
+	return func() time.Time { return t }
+}
 
 // newDriver returns the hw/input driver that writes to p's host. For the
 // relative mouse it is calibrated to the host's pointer speed, as a person
 // would calibrate it on a phone.
-func newDriver(p *Phone, opts Options, clock input.Clock) (*input.Driver, error) {
+func newDriver(p *Phone, opts Options) (*input.Driver, error) {
 	l := p.ui.lay
 	rel := p.relScale()
 	d, err := input.New(input.Options{
 		Writer:      p,
 		Profile:     opts.Profile,
-		Clock:       clock,
+		Now:         p.now,
+		Sleep:       opts.Sleep,
 		Calibration: input.Calibration{X: float64(l.size.X) / rel, Y: float64(l.size.Y) / rel},
 		Logger:      opts.Logger,
 	})

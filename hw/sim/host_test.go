@@ -450,7 +450,7 @@ func TestFramesDeterministic(t *testing.T) {
 
 func TestClockMinuteChangesStatusBar(t *testing.T) {
 	clk := &stepClock{t: testTime}
-	p := newTestPhone(t, Options{Clock: clk})
+	p := newTestPhone(t, Options{Clock: clk.Now, Sleep: clk.Sleep})
 	f1 := shot(t, p, "clock-1")
 	clk.add(20 * time.Second) // still 9:41
 	f2 := shot(t, p, "clock-2")
@@ -485,7 +485,7 @@ func diffRect(a, b *image.RGBA) image.Rectangle {
 // TestTapTiming: a long contact is not a tap, a short one is.
 func TestTapTiming(t *testing.T) {
 	clk := &stepClock{t: testTime}
-	p := newTestPhone(t, Options{Clock: clk})
+	p := newTestPhone(t, Options{Clock: clk.Now, Sleep: clk.Sleep})
 	c, _ := p.IconCenter("Notes")
 	x, y := hid.Scale(c.X), hid.Scale(c.Y)
 	write(t, p, hid.KindAbsMouse, hid.AbsMouse(hid.ButtonLeft, x, y, 0))
@@ -620,7 +620,7 @@ func TestInfo(t *testing.T) {
 // subscribers, with no input; Close stops the watcher.
 func TestClockWatcher(t *testing.T) {
 	clk := &stepClock{t: testTime.Add(50 * time.Second)}
-	p := newTestPhone(t, Options{Clock: clk})
+	p := newTestPhone(t, Options{Clock: clk.Now, Sleep: clk.Sleep})
 	fire := make(chan time.Time)
 	waits := make(chan time.Duration, 1)
 	stopped := make(chan struct{})
@@ -673,7 +673,7 @@ func TestParseSize(t *testing.T) {
 // TestCapturedIsNow: a cached frame is still a picture of now.
 func TestCapturedIsNow(t *testing.T) {
 	clk := &stepClock{t: testTime}
-	p := newTestPhone(t, Options{Clock: clk})
+	p := newTestPhone(t, Options{Clock: clk.Now, Sleep: clk.Sleep})
 	f1 := shot(t, p, "first")
 	clk.add(5 * time.Second)
 	f2 := shot(t, p, "second")
@@ -758,23 +758,22 @@ func TestTapsInsideScreens(t *testing.T) {
 }
 
 func TestRealClock(t *testing.T) {
-	var c input.RealClock
-	if err := c.Sleep(t.Context(), time.Millisecond); err != nil {
+	if err := phone.Sleep(t.Context(), time.Millisecond); err != nil {
 		t.Errorf("Sleep: %v", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := c.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+	if err := phone.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("Sleep with a cancelled ctx = %v", err)
 	}
-	if err := c.Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
+	if err := phone.Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("Sleep(0) with a cancelled ctx = %v", err)
 	}
 	p, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(p.clock.Now()); d < 0 || d > time.Minute {
+	if d := time.Since(p.now()); d < 0 || d > time.Minute {
 		t.Errorf("the default clock is %v off the system clock", d)
 	}
 	p.Close()

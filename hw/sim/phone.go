@@ -35,9 +35,15 @@ type Options struct {
 	// Size is the screen in pixels; zero means 1179×2556.
 	Size image.Point
 	// Clock drives the status bar, the host's gesture timing (a tap is
-	// shorter than 300 ms) and the input driver's pacing; nil means the
-	// system clock. Tests use [FixedClock].
-	Clock input.Clock
+	// shorter than 300 ms) and the input driver's pacing; nil means
+	// time.Now. Tests use [FixedClock].
+	Clock func() time.Time
+	// Sleep is the input driver's wait between reports. Nil means
+	// phone.Sleep on the real clock, or, when Clock is set, no wait at
+	// all: inputs take no time on a clock that does not move. Tests that
+	// move Clock by hand pass a Sleep that moves it, so gestures keep
+	// their durations and take no real time.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Profile picks the pointer function the phone's inputs use: the
 	// absolute mouse (input.IOS, the zero value), the digitizer
 	// (input.Android) or the relative mouse (input.IOSRelative). The host
@@ -56,9 +62,9 @@ type Options struct {
 // decodes (see the package documentation). Methods are safe for
 // concurrent use.
 type Phone struct {
-	drv   *input.Driver
-	clock input.Clock
-	rel   float64
+	drv *input.Driver
+	now func() time.Time
+	rel float64
 
 	mu     sync.Mutex // guards everything below
 	ui     *ui
@@ -68,7 +74,7 @@ type Phone struct {
 	seq    uint64
 	shown  view         // what frame seq shows
 	frame  *phone.Frame // rendered picture of seq; nil until asked
-	subs   map[chan phone.Event]struct{}
+	events phone.Broadcaster
 	closed bool
 	done   chan struct{} // closed by Close: stops watchClock
 }
@@ -92,16 +98,23 @@ func New(opts Options) (*Phone, error) {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	p := &Phone{
-		clock: opts.Clock,
+		now:   opts.Clock,
 		rel:   opts.RelScale,
 		ui:    newUI(catalog(), size),
 		funcs: map[hid.Kind]*function{},
 		epoch: 1,
-		subs:  map[chan phone.Event]struct{}{},
 		done:  make(chan struct{}),
 	}
-	if p.clock == nil {
-		p.clock = input.RealClock{}
+	realClock := p.now == nil
+	if realClock {
+		p.now = time.Now
+	}
+	switch {
+	case opts.Sleep != nil:
+	case realClock:
+		opts.Sleep = phone.Sleep
+	default:
+		opts.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	}
 	for _, k := range hid.Kinds() {
 		f, ok := hid.FunctionFor(k)
@@ -122,10 +135,10 @@ func New(opts Options) (*Phone, error) {
 	p.ui.wrap = paint.wrap
 	p.seq = 1
 	p.shown = p.view()
-	if p.drv, err = newDriver(p, opts, p.clock); err != nil {
+	if p.drv, err = newDriver(p, opts); err != nil {
 		return nil, err
 	}
-	if _, ok := p.clock.(input.RealClock); ok {
+	if realClock {
 		go p.watchClock(time.After)
 	}
 	return p, nil
@@ -137,7 +150,7 @@ func New(opts Options) (*Phone, error) {
 // returns when the phone closes.
 func (p *Phone) watchClock(wait func(d time.Duration) <-chan time.Time) {
 	for {
-		now := p.clock.Now()
+		now := p.now()
 		next := now.Truncate(time.Minute).Add(time.Minute)
 		select {
 		case <-p.done:
@@ -180,7 +193,7 @@ func checkSize(s image.Point) error {
 func (p *Phone) view() view {
 	v := view{st: p.ui.st, size: p.ui.lay.size}
 	if !v.st.locked {
-		v.clock = p.clock.Now().Format("3:04")
+		v.clock = p.now().Format("3:04")
 	}
 	return v
 }
@@ -198,16 +211,12 @@ func (p *Phone) refresh() {
 	p.notify(phone.Event{Kind: phone.NewFrame, Seq: p.seq})
 }
 
-// notify sends e to every subscriber that has room. Callers hold p.mu.
+// notify stamps e with the time and state and publishes it. Callers
+// hold p.mu.
 func (p *Phone) notify(e phone.Event) {
-	e.At = p.clock.Now()
+	e.At = p.now()
 	e.State = p.state()
-	for ch := range p.subs {
-		select {
-		case ch <- e:
-		default:
-		}
-	}
+	p.events.Publish(e)
 }
 
 // WriteReport delivers one HID input report of function k to the
@@ -233,7 +242,7 @@ func (p *Phone) WriteReport(ctx context.Context, k hid.Kind, report []byte) erro
 	if err != nil {
 		return fmt.Errorf("%w: %w", phone.ErrInputFailed, err)
 	}
-	now := p.clock.Now()
+	now := p.now()
 	for _, k := range in.keys {
 		p.ui.key(k, in.mods)
 	}
@@ -333,7 +342,7 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	}
 	p.refresh()
 	if p.frame == nil {
-		now := p.clock.Now()
+		now := p.now()
 		img := p.paint.render(p.ui, now)
 		p.frame = &phone.Frame{
 			Image:    img,
@@ -345,7 +354,7 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	// The simulated screen is always current: a frame cached because
 	// nothing changed is still a picture of now.
 	f := *p.frame
-	f.Captured = p.clock.Now()
+	f.Captured = p.now()
 	return &f, nil
 }
 
@@ -409,29 +418,12 @@ func (p *Phone) ReleaseAll(ctx context.Context) error {
 // the picture changes and GeometryChanged after SetSize. The channel is
 // closed when ctx ends or the phone closes; a slow reader misses events.
 func (p *Phone) Subscribe(ctx context.Context) <-chan phone.Event {
-	ch := make(chan phone.Event, 32)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		close(ch)
-		return ch
+		return p.events.Subscribe(ctx)
 	}
-	ch <- phone.Event{Kind: phone.Attached, At: p.clock.Now(), State: p.state()}
-	p.subs[ch] = struct{}{}
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-p.done: // Close has closed ch
-			return
-		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if _, ok := p.subs[ch]; ok {
-			delete(p.subs, ch)
-			close(ch)
-		}
-	}()
-	return ch
+	return p.events.Subscribe(ctx, phone.Event{Kind: phone.Attached, At: p.now(), State: p.state()})
 }
 
 // Close detaches the phone: later calls fail with phone.ErrUnavailable and
@@ -445,10 +437,7 @@ func (p *Phone) Close() error {
 	p.closed = true
 	close(p.done)
 	p.notify(phone.Event{Kind: phone.Detached})
-	for ch := range p.subs {
-		delete(p.subs, ch)
-		close(ch)
-	}
+	p.events.Close()
 	return nil
 }
 

@@ -21,7 +21,8 @@ import (
 // waits, so gestures keep their real durations and take no real time.
 func newVirtualPhone(t *testing.T, profile input.Profile) *Phone {
 	t.Helper()
-	return newTestPhone(t, Options{Clock: &stepClock{t: testTime}, Profile: profile})
+	clk := &stepClock{t: testTime}
+	return newTestPhone(t, Options{Clock: clk.Now, Sleep: clk.Sleep, Profile: profile})
 }
 
 func must(t *testing.T, _ phone.Report, err error) {
