@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
 	"github.com/openlolo/openlolo/hw/gadget"
+	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/sim"
 )
 
 // TestSelfTestCoreDevice runs the self-test against the fake iPhone: it
@@ -112,6 +115,8 @@ func TestServeCoreDevice(t *testing.T) {
 	}
 	resp.Body.Close()
 	rec := filepath.Join(state, "coredevice", p.UDID+".plist")
+	// Polled on the real clock: serve and the fake iPhone talk over real
+	// sockets, which testing/synctest's fake time does not cover.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := os.Stat(rec); err == nil {
@@ -145,7 +150,20 @@ func TestPhoneAuto(t *testing.T) {
 	p.Services = st.Services(p)
 	mux := p.Start(t)
 	ctx := t.Context()
-	ph, err := openPhone(ctx, "auto", "", gadget.Options{ConfigFS: t.TempDir() + "/none", UDCDir: t.TempDir() + "/none", DevDir: t.TempDir()}, coredevice.Options{Socket: mux.Socket, StateDir: t.TempDir()})
+	// serve's table, with a gadget that finds no configfs on any machine
+	openAuto := func(args ...string) (phone.Phone, error) {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		phones := addPhoneFlags(fs, "auto", []phone.Registration{
+			coredevice.Registration(coredevice.Options{Socket: mux.Socket}),
+			gadget.Registration(gadget.Options{ConfigFS: t.TempDir() + "/none", UDCDir: t.TempDir() + "/none", DevDir: t.TempDir()}),
+			sim.Registration(sim.Options{}),
+		})
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		return phones.open(ctx, phone.Env{StateDir: t.TempDir()})
+	}
+	ph, err := openAuto()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +172,7 @@ func TestPhoneAuto(t *testing.T) {
 	}
 	ph.Close()
 	p.Unplug()
-	ph, err = openPhone(ctx, "auto", "300x600", gadget.Options{ConfigFS: t.TempDir() + "/none", UDCDir: t.TempDir() + "/none", DevDir: t.TempDir()}, coredevice.Options{Socket: mux.Socket, StateDir: t.TempDir()})
+	ph, err = openAuto("--sim-size", "300x600")
 	if err != nil {
 		t.Fatal(err)
 	}

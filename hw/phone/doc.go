@@ -20,7 +20,7 @@
 //     gadget and the simulated phone, hw/coredevice as remote HID touches;
 //   - the [Broadcaster], the one Subscribe/Publish fan-out every backend's
 //     events go through;
-//   - [Backend], the registration through which the binary lists, opens
+//   - [Registration], the registration through which the binary lists, opens
 //     and auto-detects backends (a new backend is one package plus one
 //     line in cmd/openlolo's table).
 //

@@ -169,17 +169,26 @@ func (p *Phone) watchClock(wait func(d time.Duration) <-chan time.Time) {
 // "1179x2556" (the form of serve's --sim-size flag), and checks that each
 // side is within MinSide..MaxSide.
 func ParseSize(s string) (image.Point, error) {
-	w, h, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
-	x, errW := strconv.Atoi(w)
-	y, errH := strconv.Atoi(h)
-	if !ok || errW != nil || errH != nil {
-		return image.Point{}, fmt.Errorf("sim: screen size %q: write it as WIDTHxHEIGHT in pixels, e.g. 1179x2556", s)
+	size, err := parseDims(s)
+	if err != nil {
+		return image.Point{}, fmt.Errorf("sim: %w", err)
 	}
-	size := image.Pt(x, y)
 	if err := checkSize(size); err != nil {
 		return image.Point{}, fmt.Errorf("sim: %w", err)
 	}
 	return size, nil
+}
+
+// parseDims reads WIDTHxHEIGHT, two positive whole numbers of pixels; it
+// does not check the range (New does).
+func parseDims(s string) (image.Point, error) {
+	w, h, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
+	x, errW := strconv.Atoi(w)
+	y, errH := strconv.Atoi(h)
+	if !ok || errW != nil || errH != nil || x <= 0 || y <= 0 {
+		return image.Point{}, fmt.Errorf("screen size %q is not WIDTHxHEIGHT in pixels, e.g. 1179x2556", s)
+	}
+	return image.Pt(x, y), nil
 }
 
 func checkSize(s image.Point) error {
