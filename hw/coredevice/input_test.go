@@ -51,6 +51,8 @@ func inputPhone(t *testing.T, version string, in *coredevicetest.Input, o corede
 	return st, b
 }
 
+// until polls cond on the real clock: the fake iPhone answers over real
+// sockets, which testing/synctest's fake time does not cover.
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

@@ -66,7 +66,9 @@ func TestBackendDeveloperModeOff(t *testing.T) {
 	if s.Ready || s.Problems != phone.ProblemSet(phone.DeveloperModeOff, phone.InputNeedsIOS27) || !strings.Contains(s.Reason, "Privacy & Security") {
 		t.Errorf("state %+v", s)
 	}
-	time.Sleep(100 * time.Millisecond) // several rechecks
+	// several rechecks, on the real clock: they reach the fake iPhone over
+	// real sockets, which testing/synctest's fake time does not cover
+	time.Sleep(100 * time.Millisecond)
 	if n := p.Reveals(); n != 1 {
 		t.Errorf("Developer Mode switch revealed %d times, want once per tunnel", n)
 	}
@@ -229,7 +231,8 @@ func TestBackendMountsDiskImage(t *testing.T) {
 	if r := b.State().Reason; !strings.Contains(r, "needs the internet") {
 		t.Errorf("reason %q", r)
 	}
-	time.Sleep(150 * time.Millisecond) // several rechecks
+	// several rechecks, on the real clock (real sockets, as above)
+	time.Sleep(150 * time.Millisecond)
 	if n := hits.Load(); n != 1 {
 		t.Errorf("the signing server was asked %d times within mountRetry, want once", n)
 	}

@@ -81,6 +81,8 @@ func (k *fakeKernel) open(t *testing.T) func(string) (int, error) {
 					continue
 				}
 				if err == unix.EAGAIN {
+					// a real pipe: read again in a moment (a syscall
+					// is outside testing/synctest's fake time)
 					time.Sleep(time.Millisecond)
 					continue
 				}
@@ -164,7 +166,9 @@ func openFake(t *testing.T, k *fakeKernel, platform string, video frameSource) *
 	return p
 }
 
-// waitState waits for the backend to report code.
+// waitState waits for the backend to report code, polling on the real
+// clock: the monitor reads real files and pipes, which testing/synctest's
+// fake time does not cover.
 func waitState(t *testing.T, p *Phone, code string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

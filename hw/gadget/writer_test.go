@@ -113,6 +113,8 @@ func TestWriteReportWaitsForSlowHost(t *testing.T) {
 	// The reader must be done before cleanup closes its fd, or it could
 	// read another test's pipe that reuses the number.
 	drained := make(chan struct{})
+	// A real wait: the writer blocks in poll(2) on a real pipe, which
+	// testing/synctest's fake clock cannot see.
 	go func() { time.Sleep(30 * time.Millisecond); h.drain(); close(drained) }()
 	err := w.WriteReport(context.Background(), hid.KindConsumer, []byte{0x23, 0x02})
 	<-drained
