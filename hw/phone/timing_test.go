@@ -18,8 +18,8 @@ func TestSleep(t *testing.T) {
 	if err := phone.Sleep(ctx, time.Millisecond); err != nil {
 		t.Errorf("Sleep(1ms) = %v", err)
 	}
-	if time.Now().Sub(t0) < time.Millisecond {
-		t.Errorf("Sleep(1ms) returned after %v", time.Now().Sub(t0))
+	if time.Since(t0) < time.Millisecond {
+		t.Errorf("Sleep(1ms) returned after %v", time.Since(t0))
 	}
 	cancel()
 	if err := phone.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
