@@ -15,8 +15,8 @@
 //
 // The defaults come from hw/phone's timing table (see [Timing]), and
 // gestures are played by phone.Player: a [Driver] only encodes each
-// contact sample as the profile's report. A tap holds the contact
-// phone.TapHold (70 ms); gestures follow their own timeline on the
+// contact sample as the profile's report. A gesture of a single point
+// holds the contact phone.PointHold (70 ms); gestures follow their own timeline on the
 // driver's clock (Options.Now), and when the writer falls behind, points
 // that are already stale are skipped rather than sent in a burst; an iOS
 // pointer moves, settles 80 ms, then presses; keys are held 50 ms, chords

@@ -16,7 +16,7 @@ import (
 // default named in its comment, from hw/phone's timing table.
 type Timing struct {
 	// TapHold is how long the contact of a gesture with a single point
-	// is held (default phone.TapHold). Gestures with two or more points follow
+	// is held (default phone.PointHold). Gestures with two or more points follow
 	// their own timeline (phone.Tap holds for the time it is given).
 	TapHold time.Duration
 	// KeyHold is how long a key is held when typing or pressing a key
@@ -44,7 +44,7 @@ func (t Timing) withDefaults() Timing {
 			*d = v
 		}
 	}
-	def(&t.TapHold, phone.TapHold)
+	def(&t.TapHold, phone.PointHold)
 	def(&t.KeyHold, phone.KeyHold)
 	def(&t.ChordHold, phone.ChordHold)
 	def(&t.ButtonHold, phone.ButtonHold)

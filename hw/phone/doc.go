@@ -10,9 +10,9 @@
 // This package owns the parts of input and events that do not depend on
 // the wire, so each backend writes only its encoding:
 //
-//   - the timing table (the consts in timing.go: [TapHold], [SwipeDwell],
-//     [PointerSettle], [KeyHold], [ButtonHold], [ReleaseGap], …), the one
-//     place each hold and wait is stated;
+//   - the timing table (the consts in timing.go: [TapHold], [PointHold],
+//     [SwipeDwell], [PointerSettle], [KeyHold], [ButtonHold],
+//     [ReleaseGap], …), the one place each hold and wait is stated;
 //   - the gesture [Player], which turns a tap, a long press, a swipe or a
 //     drag path into contact samples on an injected clock, skipping stale
 //     points when the phone is slow; a backend implements [Contact]

@@ -30,7 +30,7 @@ type Player struct {
 	// Sleep waits on that clock; nil means [Sleep].
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Hold is how long a gesture of a single point is held; 0 means
-	// [TapHold]. Gestures of two or more points follow their own times.
+	// [PointHold]. Gestures of two or more points follow their own times.
 	Hold time.Duration
 }
 
@@ -63,7 +63,7 @@ func (pl Player) Play(ctx context.Context, g Gesture, c Contact) (rep Report, _ 
 	if last == 0 {
 		hold := pl.Hold
 		if hold <= 0 {
-			hold = TapHold
+			hold = PointHold
 		}
 		if err := sleep(ctx, hold); err != nil {
 			return rep, err

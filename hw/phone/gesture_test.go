@@ -51,8 +51,8 @@ func TestPlayer(t *testing.T) {
 		median  time.Duration
 	}{
 		{"tap", phone.Player{}, phone.Tap(a, phone.TapHold), 0,
-			[]string{"down 0.50,0.80 @0s", "move 0.50,0.80 @70ms", "up 0.50,0.80 @70ms"}, 0, 0},
-		{"single point holds TapHold", phone.Player{}, phone.Gesture{Steps: []phone.Step{{Point: a}}}, 0,
+			[]string{"down 0.50,0.80 @0s", "move 0.50,0.80 @80ms", "up 0.50,0.80 @80ms"}, 0, 0},
+		{"single point holds PointHold", phone.Player{}, phone.Gesture{Steps: []phone.Step{{Point: a}}}, 0,
 			[]string{"down 0.50,0.80 @0s", "up 0.50,0.80 @70ms"}, 0, 0},
 		{"single point holds Hold", phone.Player{Hold: time.Second}, phone.Gesture{Steps: []phone.Step{{Point: a}}}, 0,
 			[]string{"down 0.50,0.80 @0s", "up 0.50,0.80 @1s"}, 0, 0},

@@ -10,9 +10,12 @@ import (
 // CoreDevice backend holds its buttons for these times, and the verbs
 // above build their taps and swipes with them.
 const (
-	// TapHold is how long a tap touches, and how long a gesture of a
-	// single point is held.
-	TapHold = 70 * time.Millisecond
+	// TapHold is how long a tap touches (the tap the tools send: a
+	// gesture of two points, TapHold apart).
+	TapHold = 80 * time.Millisecond
+	// PointHold is how long a gesture of a single point is held: its own
+	// timeline gives it no duration, and a phone needs one to see a touch.
+	PointHold = 70 * time.Millisecond
 	// SwipeRate is the points per second of a swipe's movement.
 	SwipeRate = 60
 	// SwipeDwell is how long a swipe rests at its start before moving, so
