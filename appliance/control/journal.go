@@ -68,72 +68,134 @@ func (s *Service) fingerprint(tool api.Tool, args any) string {
 // Do runs call on s under the rules and journals it: a known operation id
 // with the same client and arguments returns the stored answer without
 // running again; other arguments or another client's id are
-// OPERATION_CONFLICT. The verbs are built on it; a new mutating tool is a
-// verb that calls Do.
+// OPERATION_CONFLICT. The verbs are built on it (their rate window comes
+// first, in the verb); a new mutating tool is a verb that calls Do. Its
+// steps, in order: the journal's memory of the id, the tool's check, the
+// owner's ask, admission (pause, queue, lease, frame), the journal's
+// record, the input's turn (the frame checked again), dispatch.
 func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
-	c := call.Client
+	o := newOp(s, call)
+	if a, ok := known[R](ctx, s, o); ok {
+		return a
+	}
+	if call.Check != nil {
+		if e := call.Check(); e != nil {
+			return refused[R](o, e)
+		}
+	}
+	if out := s.gate(ctx, o.client, o.id, call.OperationID == "", o.tool, call.Args, o.input, o.fp); out != nil {
+		return Answer[R]{Outcome: *out}
+	}
+	if e := s.enter(o); e != nil {
+		return refused[R](o, e)
+	}
+	defer s.done(o)
+	rec, a, ok := record[R](ctx, s, o, call.Args)
+	if !ok {
+		return a
+	}
+	if o.input {
+		held, state, e := s.turn(o)
+		if held {
+			defer func() { <-s.slot }()
+		}
+		if e != nil {
+			return finish[R](s, rec, state, false, e, nil)
+		}
+	} else {
+		s.mu.Lock()
+		o.p.dispatched = true
+		s.mu.Unlock()
+	}
+	return dispatch(s, o, rec, call.Run)
+}
+
+// opCall is one call of Do on its way through the steps.
+type opCall struct {
+	id     string
+	client Client
+	tool   api.Tool
+	fp     string    // the arguments' keyed fingerprint
+	input  bool      // Call.Input
+	frame  *FrameRef // Call.Frame
+	// Set by enter: the call's pending entry and its run context.
+	p       *pending
+	runCtx  context.Context
+	waiting bool // counted in s.waiting
+}
+
+// newOp names call's operation (the client's id, or a new one) and
+// fingerprints its arguments.
+func newOp[R any](s *Service, call Call[R]) *opCall {
 	id := call.OperationID
 	if id == "" {
 		id = uuid.NewString()
 	}
-	fp := s.fingerprint(call.Tool, call.Args)
-	refuse := func(e *Error) Answer[R] {
-		a := Refuse[R](e)
-		a.OperationID = id
-		return a
-	}
-	conflict := func() Answer[R] {
-		return refuse(api.Errorf(api.CodeOperationConflict, "operation_id %s was already used for another call", id))
-	}
+	return &opCall{id: id, client: call.Client, tool: call.Tool, fp: s.fingerprint(call.Tool, call.Args),
+		input: call.Input, frame: call.Frame}
+}
 
+// refused is o refused before it became an operation: nothing was sent.
+func refused[R any](o *opCall, e *Error) Answer[R] {
+	a := Refuse[R](e)
+	a.OperationID = o.id
+	return a
+}
+
+func conflict[R any](o *opCall) Answer[R] {
+	return refused[R](o, api.Errorf(api.CodeOperationConflict, "operation_id %s was already used for another call", o.id))
+}
+
+// known answers a call whose operation id is queued, running or in the
+// journal: its state, or its stored answer, for the same client and
+// arguments; OPERATION_CONFLICT otherwise. ok is false for a new id.
+func known[R any](ctx context.Context, s *Service, o *opCall) (_ Answer[R], ok bool) {
 	s.mu.Lock()
-	if p, ok := s.pending[id]; ok {
+	if p, ok := s.pending[o.id]; ok {
 		s.mu.Unlock()
-		if p.client != c.ID || p.fp != fp {
-			return conflict()
+		if p.client != o.client.ID || p.fp != o.fp {
+			return conflict[R](o), true
 		}
 		state := store.OpQueued
 		if p.dispatched {
 			state = store.OpDispatched
 		}
-		return Answer[R]{Outcome: api.Outcome{Status: api.StatusPending, OperationID: id, Dispatched: boolp(p.dispatched),
-			Tool: p.tool, State: state}}
+		return Answer[R]{Outcome: api.Outcome{Status: api.StatusPending, OperationID: o.id, Dispatched: boolp(p.dispatched),
+			Tool: p.tool, State: state}}, true
 	}
 	s.mu.Unlock()
-	var op store.Operation
+	var stored store.Operation
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		op, err = tx.OperationByID(id)
+		stored, err = tx.OperationByID(o.id)
 		return err
 	})
 	switch {
 	case err == nil:
-		if op.ClientID != c.ID || op.Fingerprint != fp {
-			return conflict()
+		if stored.ClientID != o.client.ID || stored.Fingerprint != o.fp {
+			return conflict[R](o), true
 		}
-		return replay[R](op)
+		return replay[R](stored), true
 	case !errors.Is(err, store.ErrNotFound):
-		return refuse(api.Errorf(api.CodeInternal, "the journal could not be read: %v", err))
+		return refused[R](o, api.Errorf(api.CodeInternal, "the journal could not be read: %v", err)), true
 	}
+	return Answer[R]{}, false
+}
 
-	if call.Check != nil {
-		if e := call.Check(); e != nil {
-			return refuse(e)
-		}
-	}
-	// The owner's ask, when the call is marked (asks.go).
-	if out := s.gate(ctx, c, id, call.OperationID == "", call.Tool, call.Args, call.Input, fp); out != nil {
-		return Answer[R]{Outcome: *out}
-	}
+// enter lets o in under the input rules (not paused, unless the owner's
+// own input; room in the queue; the control lease, taken when free; the
+// frame still the caller's latest) and makes it pending. The refusal
+// says nothing was sent.
+func (s *Service) enter(o *opCall) *Error {
 	s.mu.Lock()
-	if _, ok := s.pending[id]; ok { // raced with the same id
-		s.mu.Unlock()
-		return conflict()
+	defer s.mu.Unlock()
+	if _, ok := s.pending[o.id]; ok { // raced with the same id
+		return api.Errorf(api.CodeOperationConflict, "operation_id %s was already used for another call", o.id)
 	}
-	if call.Input {
+	if o.input {
 		var e *Error
 		switch {
-		case s.paused && c.IsOwner():
+		case s.paused && o.client.IsOwner():
 			// The owner's own input runs while the agents are paused.
 		case s.paused && s.pausedOwner:
 			e = s.ownerPausedLocked()
@@ -144,106 +206,117 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 			e = api.Errorf(api.CodeQueueFull, "%d inputs are already waiting; nothing was sent", s.waiting)
 		}
 		if e == nil {
-			e = s.takeLocked(c)
+			e = s.takeLocked(o.client)
 		}
-		if e == nil && call.Frame != nil {
-			e = s.checkFrameLocked(c, *call.Frame)
+		if e == nil && o.frame != nil {
+			e = s.checkFrameLocked(o.client, *o.frame)
 		}
 		if e != nil {
-			s.mu.Unlock()
-			return refuse(e)
+			return e
 		}
 		s.waiting++
+		o.waiting = true
 	}
 	runCtx, cancel := context.WithCancelCause(s.base)
-	p := &pending{client: c.ID, fp: fp, tool: call.Tool, input: call.Input, cancel: cancel}
-	s.pending[id] = p
+	o.p = &pending{client: o.client.ID, fp: o.fp, tool: o.tool, input: o.input, cancel: cancel}
+	o.runCtx = runCtx
+	s.pending[o.id] = o.p
+	return nil
+}
+
+// done forgets the entered o: it is no longer pending or waiting.
+func (s *Service) done(o *opCall) {
+	s.mu.Lock()
+	delete(s.pending, o.id)
+	if o.waiting {
+		s.waiting--
+	}
 	s.mu.Unlock()
+	o.p.cancel(nil)
+}
 
-	waiting := call.Input
-	defer func() {
-		s.mu.Lock()
-		delete(s.pending, id)
-		if waiting {
-			s.waiting--
-		}
-		s.mu.Unlock()
-		cancel(nil)
-	}()
-
+// record journals o as queued. When another call with its id finished
+// since known looked, that call's answer (or OPERATION_CONFLICT) is
+// returned instead, with ok false.
+func record[R any](ctx context.Context, s *Service, o *opCall, args any) (_ store.Operation, _ Answer[R], ok bool) {
 	now := s.now()
-	op = store.Operation{ID: id, ClientID: c.ID, ClientName: c.Name, Tool: string(call.Tool), Fingerprint: fp,
-		State: store.OpQueued, Created: now, Updated: now, Summary: Summarize(call.Args), RunID: c.Run.ID, RunTitle: c.Run.Title}
+	c := o.client
+	rec := store.Operation{ID: o.id, ClientID: c.ID, ClientName: c.Name, Tool: string(o.tool), Fingerprint: o.fp,
+		State: store.OpQueued, Created: now, Updated: now, Summary: Summarize(args), RunID: c.Run.ID, RunTitle: c.Run.Title}
 	var existing store.Operation
-	err = s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		// Another call with this id may have finished since the lookup.
-		if existing, err = tx.OperationByID(id); err == nil || !errors.Is(err, store.ErrNotFound) {
+		if existing, err = tx.OperationByID(o.id); err == nil || !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		existing = store.Operation{}
-		return tx.InsertOperation(op)
+		return tx.InsertOperation(rec)
 	})
 	switch {
 	case err != nil:
-		return refuse(api.Errorf(api.CodeInternal, "the journal could not record the operation: %v", err))
+		return rec, refused[R](o, api.Errorf(api.CodeInternal, "the journal could not record the operation: %v", err)), false
 	case existing.ID != "":
-		if existing.ClientID != c.ID || existing.Fingerprint != fp {
-			return conflict()
+		if existing.ClientID != c.ID || existing.Fingerprint != o.fp {
+			return rec, conflict[R](o), false
 		}
-		return replay[R](existing)
+		return rec, replay[R](existing), false
 	}
-	s.opEvent(c, id, call.Tool, store.OpQueued)
+	s.opEvent(c, o.id, o.tool, store.OpQueued)
+	return rec, Answer[R]{}, true
+}
 
-	if call.Input {
-		select {
-		case s.slot <- struct{}{}:
-		case <-runCtx.Done():
-			return finish[R](s, op, store.OpCancelled, false, stopError(runCtx, false), nil)
-		}
-		defer func() { <-s.slot }()
-		s.mu.Lock()
-		s.waiting--
-		waiting = false
-		var e *Error
-		switch {
-		case runCtx.Err() != nil:
-			e = stopError(runCtx, false)
-		case s.paused && !c.IsOwner():
-			e = api.Errorf(api.CodePaused, "input was paused before this one ran; nothing was sent")
-		case call.Frame != nil:
-			e = s.checkFrameLocked(c, *call.Frame)
-		}
-		if e == nil {
-			p.dispatched = true
-		}
-		s.mu.Unlock()
-		if e != nil {
-			state := store.OpFailed
-			if e.Code == api.CodeCancelled || e.Code == api.CodePaused {
-				state = store.OpCancelled
-			}
-			return finish[R](s, op, state, false, e, nil)
-		}
-	} else {
-		s.mu.Lock()
-		p.dispatched = true
-		s.mu.Unlock()
+// turn waits for o's turn to run (inputs run one at a time), then checks
+// it again: not cancelled, not paused meanwhile (the owner's own input
+// excepted), its frame still the caller's latest. held says o holds the
+// input slot (the caller frees it); on success o is dispatched, else
+// state is the journal state it ends in and nothing was sent.
+func (s *Service) turn(o *opCall) (held bool, state string, _ *Error) {
+	select {
+	case s.slot <- struct{}{}:
+	case <-o.runCtx.Done():
+		return false, store.OpCancelled, stopError(o.runCtx, false)
 	}
-	if err := s.setState(op, store.OpDispatched, "", ""); err != nil {
-		s.log.Error("control: journal dispatched", "op", id, "err", err)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waiting--
+	o.waiting = false
+	var e *Error
+	switch {
+	case o.runCtx.Err() != nil:
+		e = stopError(o.runCtx, false)
+	case s.paused && !o.client.IsOwner():
+		e = api.Errorf(api.CodePaused, "input was paused before this one ran; nothing was sent")
+	case o.frame != nil:
+		e = s.checkFrameLocked(o.client, *o.frame)
 	}
-	s.opEvent(c, id, call.Tool, store.OpDispatched)
+	switch {
+	case e == nil:
+		o.p.dispatched = true
+		return true, store.OpDispatched, nil
+	case e.Code == api.CodeCancelled || e.Code == api.CodePaused:
+		return true, store.OpCancelled, e
+	}
+	return true, store.OpFailed, e
+}
 
-	result, err := call.Run(runCtx)
+// dispatch journals o as dispatched, runs it and journals how it ended:
+// succeeded; outcome_unknown when interrupted (pause, cancel) or when the
+// phone cannot tell; failed when the phone says nothing was sent. After
+// an input failed midway every key and touch is released.
+func dispatch[R any](s *Service, o *opCall, rec store.Operation, run func(ctx context.Context) (*R, error)) Answer[R] {
+	if err := s.setState(rec, store.OpDispatched, "", ""); err != nil {
+		s.log.Error("control: journal dispatched", "op", o.id, "err", err)
+	}
+	s.opEvent(o.client, o.id, o.tool, store.OpDispatched)
+	result, err := run(o.runCtx)
 	switch {
 	case err == nil:
-		return finish(s, op, store.OpSucceeded, true, nil, result)
-	case context.Cause(runCtx) != nil && runCtx.Err() != nil:
+		return finish(s, rec, store.OpSucceeded, true, nil, result)
+	case context.Cause(o.runCtx) != nil && o.runCtx.Err() != nil:
 		s.releaseAfterFailure()
-		return finish[R](s, op, store.OpOutcomeUnknown, true, stopError(runCtx, true), nil)
+		return finish[R](s, rec, store.OpOutcomeUnknown, true, stopError(o.runCtx, true), nil)
 	case notDispatched(err):
-		return finish[R](s, op, store.OpFailed, false, PhoneError(err), nil)
+		return finish[R](s, rec, store.OpFailed, false, PhoneError(err), nil)
 	default:
 		s.releaseAfterFailure()
 		e := PhoneError(err)
@@ -251,7 +324,7 @@ func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 		if e.Code == api.CodeOutcomeUnknown {
 			state = store.OpOutcomeUnknown
 		}
-		return finish[R](s, op, state, true, e, nil)
+		return finish[R](s, rec, state, true, e, nil)
 	}
 }
 
