@@ -15,11 +15,21 @@
 // returns a [Reply] carrying the typed [Answer] (and the screenshot taken,
 // which the caller encodes). Mutating verbs run through [Do], which holds
 // the lease, pause, queue, frame and journal rules; adding a tool that
-// touches the phone is a verb built on Do. Launching apps and opening
-// URLs use what the phone does natively, else hw/phone's keyboard recipes.
+// touches the phone is a verb built on Do, plus one line in Invoke's
+// table (invoke.go). Launching apps and opening URLs use what the phone
+// does natively, else hw/phone's keyboard recipes.
 //
-// It knows nothing about HTTP or MCP: the mcp package decodes a call's
-// arguments, calls the verb and renders the answer; the box page calls
-// Pause, Resume, Lease and Recent through an adapter. Time comes from
+// # One entry
+//
+// Every tool call enters through [Service.Invoke]: the tool, the caller
+// and the typed arguments in, the verb's [Reply] out, and the call
+// recorded for the box page's Activity. The mcp package decodes a call's
+// arguments, invokes and renders the answer; the box page's live view
+// invokes as the owner ([Owner]), a client of its own, whose touches name
+// the owner's own latest frame, the picture the live view shows
+// ([Service.OwnerScreenshot], [Service.OwnerFrame]).
+//
+// It knows nothing about HTTP or MCP; the box page calls Pause, Resume,
+// Lease and Recent through an adapter. Time comes from
 // Config.Now; the tests run in testing/synctest bubbles.
 package control

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // OwnerID is the client id the box's owner carries when it drives the
@@ -23,23 +24,78 @@ func Owner() Client { return Client{ID: OwnerID, Name: OwnerName} }
 // IsOwner reports whether c is the box's owner ([Owner]).
 func (c Client) IsOwner() bool { return c.ID == OwnerID }
 
-// OwnerFrame takes the phone's newest frame as the owner's latest and
-// returns the frame arguments of an owner's touch at (x, y), fractions of
-// the screen. The owner touches the live picture, which is always the
-// newest; epoch, when not empty, is the geometry epoch the owner's page
-// showed, and a screen that changed shape since (a rotation) is refused
-// with FRAME_EXPIRED, as a client's stale frame is.
+// OwnerFrame returns the frame arguments of an owner's touch at (x, y),
+// fractions of the screen, on the owner's own latest frame: the picture
+// the box page shows ([Service.OwnerScreenshot]), so no screenshot is
+// taken for the touch. Only when the owner has no frame a touch may name
+// (no page showed the phone lately, or the screen changed shape since) is
+// the phone's newest frame taken as the owner's. epoch, when not empty,
+// is the geometry epoch the owner's page showed, and a screen that
+// changed shape since (a rotation) is refused with FRAME_EXPIRED, as a
+// client's stale frame is.
 func (s *Service) OwnerFrame(ctx context.Context, epoch string, x, y float64) (api.FrameArgs, *Error) {
-	shot, err := s.TakeFrame(ctx, Owner())
-	if err != nil {
-		return api.FrameArgs{}, PhoneError(err)
+	ref, ok := s.ownerLatest()
+	if !ok {
+		shot, err := s.TakeFrame(ctx, Owner())
+		if err != nil {
+			return api.FrameArgs{}, PhoneError(err)
+		}
+		ref = FrameRef{ID: shot.ID, Epoch: shot.Epoch}
 	}
-	if epoch != "" && epoch != shot.Epoch {
-		e := api.Errorf(api.CodeFrameExpired, "the phone's screen changed shape since the page showed it (geometry epoch %s, now %s); nothing was sent", api.Clip(epoch), shot.Epoch)
+	if epoch != "" && epoch != ref.Epoch {
+		e := api.Errorf(api.CodeFrameExpired, "the phone's screen changed shape since the page showed it (geometry epoch %s, now %s); nothing was sent", api.Clip(epoch), ref.Epoch)
 		e.NextSteps = []string{"reload the Status page and touch the phone's picture again"}
 		return api.FrameArgs{}, e
 	}
-	return api.FrameArgs{FrameID: shot.ID, GeometryEpoch: api.Epoch(shot.Epoch), X: &x, Y: &y}, nil
+	return api.FrameArgs{FrameID: ref.ID, GeometryEpoch: api.Epoch(ref.Epoch), X: &x, Y: &y}, nil
+}
+
+// ownerLatest is the owner's latest frame while a touch may name it: of
+// the geometry the phone has now and younger than the frame TTL.
+func (s *Service) ownerLatest() (FrameRef, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.frames[OwnerID]
+	if !ok || f.epoch != s.ph.State().Geometry.Epoch || s.now().Sub(f.at) > s.lim.FrameTTL {
+		return FrameRef{}, false
+	}
+	return FrameRef{ID: s.frameID(f.seq), Epoch: api.FormatEpoch(f.epoch)}, true
+}
+
+// OwnerScreenshot takes the phone's newest frame as the owner's latest:
+// the box page's live view shows the owner this picture, so the owner's
+// touches name it ([Service.OwnerFrame]).
+func (s *Service) OwnerScreenshot(ctx context.Context) (*phone.Frame, error) {
+	shot, err := s.TakeFrame(ctx, Owner())
+	return shot.Frame, err
+}
+
+// ownerTouch gives an owner's touch that names no frame (the box page's)
+// the owner's own latest; the geometry epoch it names, if any, is the one
+// the page showed. Other arguments are returned as they are.
+func (s *Service) ownerTouch(ctx context.Context, args any) (any, *Error) {
+	var e *Error
+	switch a := args.(type) {
+	case api.TapArgs:
+		a.FrameArgs, e = s.ownerFrameArgs(ctx, a.FrameArgs)
+		args = a
+	case api.LongPressArgs:
+		a.FrameArgs, e = s.ownerFrameArgs(ctx, a.FrameArgs)
+		args = a
+	case api.SwipeArgs:
+		a.FrameArgs, e = s.ownerFrameArgs(ctx, a.FrameArgs)
+		args = a
+	}
+	return args, e
+}
+
+// ownerFrameArgs fills fa's frame with the owner's latest unless fa names
+// one.
+func (s *Service) ownerFrameArgs(ctx context.Context, fa api.FrameArgs) (api.FrameArgs, *Error) {
+	if fa.FrameID != "" || fa.X == nil || fa.Y == nil {
+		return fa, nil
+	}
+	return s.OwnerFrame(ctx, string(fa.GeometryEpoch), *fa.X, *fa.Y)
 }
 
 // TakeOver is the owner's Take over: it pauses the agents with the

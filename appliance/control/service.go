@@ -135,6 +135,8 @@ type Service struct {
 	ev    events
 	calls chan call // recorded calls on their way to the store (calls.go)
 	asks  asksState // marks and the expiry of asks (asks.go)
+
+	verbs map[api.Tool]verb // Invoke's table (invoke.go)
 }
 
 // New starts a Service: it marks operations that were dispatched when the
@@ -153,6 +155,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		frames:   map[string]clientFrame{},
 		windows:  map[string]*window{},
 		expiring: map[string]bool{},
+		verbs:    verbs(),
 	}
 	if s.now == nil {
 		s.now = time.Now

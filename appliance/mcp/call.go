@@ -41,19 +41,10 @@ func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 		}
 		c := call{caller: caller, raw: raw, client: control.Client{ID: caller.ClientID, Name: caller.ClientName,
 			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires, Run: runOf(req.Params.Meta), Issuer: caller.Issuer}}
-		var r rendered
 		if !caller.Has(string(t.scope)) {
-			e := api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope)
-			a := control.Fail[struct{}](e)
-			if t.mutating {
-				a = control.Refuse[struct{}](e)
-			}
-			r = renderAnswer[struct{}](t, a, nil, nil)
-		} else {
-			r = t.run(h, ctx, c)
+			c.refused = api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope)
 		}
-		h.ctl.RecordCall(ctx, c.client, t.name, r.outcome, raw)
-		return r.result(structured(req.Params.Meta)), nil
+		return t.run(h, ctx, c).result(structured(req.Params.Meta)), nil
 	}
 }
 

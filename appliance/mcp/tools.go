@@ -18,6 +18,9 @@ type call struct {
 	caller *oauth.Caller
 	client control.Client
 	raw    json.RawMessage
+	// refused, when set, is the endpoint's refusal (SCOPE_REQUIRED): the
+	// call is answered and recorded, and nothing runs.
+	refused *control.Error
 }
 
 // spec is what the catalog says about a tool besides its types.
@@ -35,34 +38,45 @@ type spec struct {
 
 // tool is one catalog entry: its spec, its argument and result types (the
 // schemas are generated from them), and run, which decodes the arguments,
-// calls the verb and renders the answer.
+// calls the verb through control's one entry and renders the answer.
 type tool struct {
 	spec
 	args, result reflect.Type
 	run          func(h *Handler, ctx context.Context, c call) rendered
 }
 
-// define makes a tool of a verb run with arguments A and result R; say is
-// the sentence of a successful answer.
-func define[A, R any](s spec, run func(h *Handler, ctx context.Context, c call, a A) control.Reply[R], say func(api.Outcome, *R) string) *tool {
-	t := &tool{spec: s, args: reflect.TypeFor[A](), result: reflect.TypeFor[R]()}
+// define makes a tool of the verb control runs for s.name, answering R;
+// say is the sentence of a successful answer, and finish, when set, adds
+// what the endpoint knows to a successful result (openlolo_status: the
+// box and the caller).
+func define[R any](s spec, say func(api.Outcome, *R) string, finish ...func(h *Handler, c call, r *R)) *tool {
+	t := &tool{spec: s, args: control.ArgsType(s.name), result: reflect.TypeFor[R]()}
 	t.run = func(h *Handler, ctx context.Context, c call) rendered {
-		var a A
-		if e := decodeArgs(c.raw, &a); e != nil {
-			return renderAnswer(t, control.Unreadable[R](h.ctl, c.client, s.name, s.mutating, e), nil, say)
+		req := control.Request{Client: c.client, Tool: s.name, Sent: c.raw, Refused: c.refused}
+		if req.Sent == nil {
+			req.Sent = json.RawMessage{} // recorded as sent: nothing
 		}
-		rep := run(h, ctx, c, a)
-		imgs := picture(h, &rep)
+		if c.refused == nil {
+			a := reflect.New(t.args)
+			if req.Unreadable = decodeArgs(c.raw, a.Interface()); req.Unreadable == nil {
+				req.Args = a.Elem().Interface()
+			}
+		}
+		var imgs []*encoded
+		req.Deliver = func(rep *control.Reply[any]) {
+			typed := control.Typed[R](*rep)
+			if typed.Result != nil {
+				for _, f := range finish {
+					f(h, c, typed.Result)
+				}
+			}
+			imgs = picture(h, &typed)
+			*rep = control.Untyped(typed)
+		}
+		rep := control.Typed[R](h.ctl.Invoke(ctx, req))
 		return renderAnswer(t, rep.Answer, imgs, say)
 	}
 	return t
-}
-
-// svc adapts a verb of control.Service to a tool's run.
-func svc[A, R any](verb func(*control.Service, context.Context, control.Client, A) control.Reply[R]) func(*Handler, context.Context, call, A) control.Reply[R] {
-	return func(h *Handler, ctx context.Context, c call, a A) control.Reply[R] {
-		return verb(h.ctl, ctx, c.client, a)
-	}
 }
 
 func (t *tool) sdkTool() *sdk.Tool {
@@ -99,82 +113,57 @@ func catalog() []*tool {
 	return []*tool{
 		define(spec{name: api.ToolStatus, title: "Box and phone status", scope: r, ann: readAnn("Box and phone status"),
 			desc: "Who and what: the box, whether the phone is ready (and why not), who holds control and until when, whether input is paused, your client name, scopes, entry and grant expiry, and how many calls you have left this minute. Call it first, and when something is refused."},
-			(*Handler).status, sayStatus),
+			sayStatus, (*Handler).status),
 		define(spec{name: api.ToolCapabilities, title: "What this phone can do", scope: r, ann: readAnn("What this phone can do"),
-			desc: "What the attached phone supports: keyboard, touch, screenshots, buttons, key names and modifiers, text limits, gesture ranges and screenshot formats. Use it before key or button calls on an unfamiliar phone."},
-			svc((*control.Service).Capabilities), said[api.CapabilitiesResult]("Capabilities listed in the structured answer.")),
+			desc: "What the attached phone supports: keyboard, touch, screenshots, buttons, key names and modifiers, text limits, gesture ranges and screenshot formats. Use it before key or button calls on an unfamiliar phone."}, said[api.CapabilitiesResult]("Capabilities listed in the structured answer.")),
 		define(spec{name: api.ToolScreenshot, title: "Screenshot", scope: r, ann: readAnn("Screenshot"),
-			desc: "A picture of the phone's screen now, as an image block, with the frame_id and geometry_epoch that touch tools need (this becomes YOUR latest frame; other clients' screenshots never change it). format jpeg (default) or png; max_size bounds the longer side (128..4096, default 1536). CAPTURE_FAILED or PHONE_UNAVAILABLE: see openlolo_status."},
-			svc((*control.Service).Screenshot), sayFrame),
+			desc: "A picture of the phone's screen now, as an image block, with the frame_id and geometry_epoch that touch tools need (this becomes YOUR latest frame; other clients' screenshots never change it). format jpeg (default) or png; max_size bounds the longer side (128..4096, default 1536). CAPTURE_FAILED or PHONE_UNAVAILABLE: see openlolo_status."}, sayFrame),
 		define(spec{name: api.ToolApps, title: "Known apps", scope: r, ann: readAnn("Known apps"),
-			desc: "The apps this box can launch (bundle id and name), filtered by query (a case-insensitive part of the name or bundle id). openlolo_launch_app takes either."},
-			svc((*control.Service).Apps), said[api.AppsResult]("Apps listed in the structured answer.")),
+			desc: "The apps this box can launch (bundle id and name), filtered by query (a case-insensitive part of the name or bundle id). openlolo_launch_app takes either."}, said[api.AppsResult]("Apps listed in the structured answer.")),
 		define(spec{name: api.ToolDeviceInfo, title: "Device info", scope: r, ann: readAnn("Device info"),
-			desc: "The phone's model, platform, screen size and backend (sim or gadget), and whether it is ready."},
-			svc((*control.Service).DeviceInfo), said[api.DeviceInfoResult]("Device info in the structured answer.")),
+			desc: "The phone's model, platform, screen size and backend (sim or gadget), and whether it is ready."}, said[api.DeviceInfoResult]("Device info in the structured answer.")),
 		define(spec{name: api.ToolOperationStatus, title: "Operation status", scope: r, ann: readAnn("Operation status"),
-			desc: "The journal record of one of YOUR operations: tool, state (queued, dispatched, succeeded, failed, cancelled, outcome_unknown), error code and stored answer. Use it after a dropped connection or OUTCOME_UNKNOWN instead of replaying input. OPERATION_NOT_FOUND: no such operation of yours."},
-			svc((*control.Service).OperationStatus), sayOperation),
+			desc: "The journal record of one of YOUR operations: tool, state (queued, dispatched, succeeded, failed, cancelled, outcome_unknown), error code and stored answer. Use it after a dropped connection or OUTCOME_UNKNOWN instead of replaying input. OPERATION_NOT_FOUND: no such operation of yours."}, sayOperation),
 		define(spec{name: api.ToolWatch, title: "Watch for events", scope: r, ann: readAnn("Watch for events"),
-			desc: "Long poll: returns what happened after cursor (without one: from now), holding up to wait_ms (default 25000, max 60000) until something does. Events: frame (the screen changed; at most one per 250 ms), control (acquired, renewed, released, lapsed, paused, resumed), phone (attached, detached, geometry), operation (your own operations' states), access (your grant revoked or expiring). Pass the returned cursor to the next call to get each event exactly once. CURSOR_EXPIRED: call again without a cursor."},
-			svc((*control.Service).Watch), sayWatch),
+			desc: "Long poll: returns what happened after cursor (without one: from now), holding up to wait_ms (default 25000, max 60000) until something does. Events: frame (the screen changed; at most one per 250 ms), control (acquired, renewed, released, lapsed, paused, resumed), phone (attached, detached, geometry), operation (your own operations' states), access (your grant revoked or expiring). Pass the returned cursor to the next call to get each event exactly once. CURSOR_EXPIRED: call again without a cursor."}, sayWatch),
 		define(spec{name: api.ToolPause, title: "Pause all input", scope: r, mutating: true, ann: controlAnn("Pause all input"),
-			desc: "Stops all input at once, for any client: queued inputs are cancelled, a running one is interrupted (OUTCOME_UNKNOWN), every key and touch is released, and input stays blocked until the control holder resumes (openlolo_control command=resume). Never rate-limited. Use it when anything looks wrong."},
-			svc((*control.Service).PauseInput), said[api.PauseResult]("Input is paused; the control holder resumes it with openlolo_control command=resume.")),
+			desc: "Stops all input at once, for any client: queued inputs are cancelled, a running one is interrupted (OUTCOME_UNKNOWN), every key and touch is released, and input stays blocked until the control holder resumes (openlolo_control command=resume). Never rate-limited. Use it when anything looks wrong."}, said[api.PauseResult]("Input is paused; the control holder resumes it with openlolo_control command=resume.")),
 		define(spec{name: api.ToolTap, title: "Tap", scope: c, mutating: true, ann: inputAnn("Tap"),
-			desc: "Taps the screen at (x, y)." + frameDoc + auto + errsDoc},
-			svc((*control.Service).Tap), sayInput[api.TapResult]("Tapped")),
+			desc: "Taps the screen at (x, y)." + frameDoc + auto + errsDoc}, sayInput[api.TapResult]("Tapped")),
 		define(spec{name: api.ToolLongPress, title: "Long press", scope: c, mutating: true, ann: inputAnn("Long press"),
-			desc: "Presses and holds at (x, y) for seconds (0.03..2, default 1)." + frameDoc + auto + errsDoc},
-			svc((*control.Service).LongPress), sayInput[api.LongPressResult]("Long-pressed")),
+			desc: "Presses and holds at (x, y) for seconds (0.03..2, default 1)." + frameDoc + auto + errsDoc}, sayInput[api.LongPressResult]("Long-pressed")),
 		define(spec{name: api.ToolSwipe, title: "Swipe", scope: c, mutating: true, ann: inputAnn("Swipe"),
-			desc: "Drags from (x, y) to (x2, y2) in seconds (0.03..2, default 0.6), then holds hold seconds (0..2; >0 stops scrolling momentum) before lifting." + frameDoc + auto + errsDoc},
-			svc((*control.Service).Swipe), sayInput[api.SwipeResult]("Swiped")),
+			desc: "Drags from (x, y) to (x2, y2) in seconds (0.03..2, default 0.6), then holds hold seconds (0..2; >0 stops scrolling momentum) before lifting." + frameDoc + auto + errsDoc}, sayInput[api.SwipeResult]("Swiped")),
 		define(spec{name: api.ToolTypeText, title: "Type text", scope: c, mutating: true, ann: inputAnn("Type text"),
-			desc: "Types text on the phone's keyboard into the focused field: printable US ASCII only, up to 500 characters; anything else is UNSUPPORTED_TEXT before any key is sent. Tap the field first." + auto + errsDoc},
-			svc((*control.Service).TypeText), sayInput[api.TypeTextResult]("Typed the text")),
+			desc: "Types text on the phone's keyboard into the focused field: printable US ASCII only, up to 500 characters; anything else is UNSUPPORTED_TEXT before any key is sent. Tap the field first." + auto + errsDoc}, sayInput[api.TypeTextResult]("Typed the text")),
 		define(spec{name: api.ToolKey, title: "Press a key", scope: c, mutating: true, ann: inputAnn("Press a key"),
-			desc: "Presses one named key with optional modifiers: a–z, 0–9, enter, escape, backspace, tab, space, up, down, left, right, delete, home, end, pageup, pagedown, f1–f12; modifiers ctrl, shift, alt, cmd (e.g. key=space modifiers=[cmd] opens search on iOS). UNSUPPORTED_KEY: not a known key." + auto + errsDoc},
-			svc((*control.Service).Key), sayInput[api.KeyResult]("Pressed the key")),
+			desc: "Presses one named key with optional modifiers: a–z, 0–9, enter, escape, backspace, tab, space, up, down, left, right, delete, home, end, pageup, pagedown, f1–f12; modifiers ctrl, shift, alt, cmd (e.g. key=space modifiers=[cmd] opens search on iOS). UNSUPPORTED_KEY: not a known key." + auto + errsDoc}, sayInput[api.KeyResult]("Pressed the key")),
 		define(spec{name: api.ToolButton, title: "Press a button", scope: c, mutating: true, ann: inputAnn("Press a button"),
-			desc: "Presses a hardware or system button: home, lock, volume_up, volume_down, mute; back and app_switch on Android only (UNSUPPORTED_BUTTON elsewhere)." + auto + errsDoc},
-			svc((*control.Service).Button), sayInput[api.ButtonResult]("Pressed the button")),
+			desc: "Presses a hardware or system button: home, lock, volume_up, volume_down, mute; back and app_switch on Android only (UNSUPPORTED_BUTTON elsewhere)." + auto + errsDoc}, sayInput[api.ButtonResult]("Pressed the button")),
 		define(spec{name: api.ToolLaunchApp, title: "Launch an app", scope: c, mutating: true, ann: inputAnn("Launch an app"),
-			desc: "Opens an app by bundle id or name (as openlolo_apps lists them) through the phone's search, without restarting it. APP_NOT_FOUND: not in the box's catalog." + auto + errsDoc},
-			svc((*control.Service).LaunchApp), sayInput[api.LaunchAppResult]("Opened the app")),
+			desc: "Opens an app by bundle id or name (as openlolo_apps lists them) through the phone's search, without restarting it. APP_NOT_FOUND: not in the box's catalog." + auto + errsDoc}, sayInput[api.LaunchAppResult]("Opened the app")),
 		define(spec{name: api.ToolOpenURL, title: "Open a URL", scope: c, mutating: true, ann: inputAnn("Open a URL"),
-			desc: "Opens an http or https URL in Safari (typed into its address bar). Other schemes are UNSUPPORTED on this box." + auto + errsDoc},
-			svc((*control.Service).OpenURL), sayInput[api.OpenURLResult]("Opened the URL")),
+			desc: "Opens an http or https URL in Safari (typed into its address bar). Other schemes are UNSUPPORTED on this box." + auto + errsDoc}, sayInput[api.OpenURLResult]("Opened the URL")),
 		define(spec{name: api.ToolControl, title: "Control lease", scope: c, mutating: true, ann: controlAnn("Control lease"),
-			desc: "Manages control of the phone: acquire (take it when free; CONTROL_BUSY when another client holds it), renew, release (free it when you are done), resume (continue after a pause; takes control if free). Control lapses after 90 s without a control call. Acquire does not resume a pause."},
-			svc((*control.Service).Control), sayControl),
+			desc: "Manages control of the phone: acquire (take it when free; CONTROL_BUSY when another client holds it), renew, release (free it when you are done), resume (continue after a pause; takes control if free). Control lapses after 90 s without a control call. Acquire does not resume a pause."}, sayControl),
 		define(spec{name: api.ToolCancel, title: "Cancel an operation", scope: c, mutating: true, ann: controlAnn("Cancel an operation"),
-			desc: "Stops one of YOUR queued or running operations (target = its operation_id). A queued one is cancelled before it reaches the phone; a running one ends OUTCOME_UNKNOWN. OPERATION_NOT_FOUND: no such operation of yours."},
-			svc((*control.Service).Cancel), said[api.CancelResult]("Cancel requested; openlolo_operation_status shows the target's final state.")),
+			desc: "Stops one of YOUR queued or running operations (target = its operation_id). A queued one is cancelled before it reaches the phone; a running one ends OUTCOME_UNKNOWN. OPERATION_NOT_FOUND: no such operation of yours."}, said[api.CancelResult]("Cancel requested; openlolo_operation_status shows the target's final state.")),
 		define(spec{name: api.ToolShortcut, title: "Shortcut", scope: c, mutating: true, ann: inputAnn("Shortcut"),
-			desc: "Performs a named shortcut of the phone's platform: iOS home, spotlight, select_all, copy, paste, undo, app_switcher; Android home, back, recents, notifications (openlolo_capabilities lists this phone's). UNSUPPORTED: not a shortcut of this phone." + auto + errsDoc},
-			svc((*control.Service).Shortcut), sayInput[api.ShortcutResult]("Performed the shortcut")),
+			desc: "Performs a named shortcut of the phone's platform: iOS home, spotlight, select_all, copy, paste, undo, app_switcher; Android home, back, recents, notifications (openlolo_capabilities lists this phone's). UNSUPPORTED: not a shortcut of this phone." + auto + errsDoc}, sayInput[api.ShortcutResult]("Performed the shortcut")),
 		define(spec{name: api.ToolFindText, title: "Find text on the screen", scope: r, ann: readAnn("Find text on the screen"),
-			desc: "Reads the text on the phone's screen now (OCR): with query (case-insensitive), the pieces of text that contain it; without, every line top to bottom. Each has its text, confidence and box as fractions of the frame the answer names; that frame becomes YOUR latest, so tap center_x, center_y with its frame_id and geometry_epoch. Icons without words are not found: use openlolo_screenshot. UNSUPPORTED: this box has no OCR engine."},
-			svc((*control.Service).FindText), sayFindText),
+			desc: "Reads the text on the phone's screen now (OCR): with query (case-insensitive), the pieces of text that contain it; without, every line top to bottom. Each has its text, confidence and box as fractions of the frame the answer names; that frame becomes YOUR latest, so tap center_x, center_y with its frame_id and geometry_epoch. Icons without words are not found: use openlolo_screenshot. UNSUPPORTED: this box has no OCR engine."}, sayFindText),
 		define(spec{name: api.ToolAppProfiles, title: "App profiles", scope: r, ann: readAnn("App profiles"),
-			desc: "The apps this box knows more about, for the phone's platform: bundle id, name, URL schemes, the names of their deep links, and whether openlolo_apps lists them (in_catalog), filtered by query (a case-insensitive part of the name or bundle id). Read an app's profile (openlolo_app_profile) before working in it."},
-			svc((*control.Service).AppProfiles), sayAppProfiles),
+			desc: "The apps this box knows more about, for the phone's platform: bundle id, name, URL schemes, the names of their deep links, and whether openlolo_apps lists them (in_catalog), filtered by query (a case-insensitive part of the name or bundle id). Read an app's profile (openlolo_app_profile) before working in it."}, sayAppProfiles),
 		define(spec{name: api.ToolAppProfile, title: "One app profile", scope: r, ann: readAnn("One app profile"),
-			desc: "One app's profile by bundle_id: its URL schemes, its deep links with their parameters (name, type, required, pattern or enum) for openlolo_open_link, and known quirks as sentences. Profiles hold no coordinates: find things on the screen with openlolo_find_text or a screenshot. PROFILE_NOT_FOUND: openlolo_app_profiles lists the profiles."},
-			svc((*control.Service).AppProfile), sayAppProfile),
+			desc: "One app's profile by bundle_id: its URL schemes, its deep links with their parameters (name, type, required, pattern or enum) for openlolo_open_link, and known quirks as sentences. Profiles hold no coordinates: find things on the screen with openlolo_find_text or a screenshot. PROFILE_NOT_FOUND: openlolo_app_profiles lists the profiles."}, sayAppProfile),
 		define(spec{name: api.ToolOpenLink, title: "Open an app's deep link", scope: c, mutating: true, ann: inputAnn("Open an app's deep link"),
-			desc: "Opens a deep link of an app's profile by name (link) with its parameters (params, by name): the box checks each value against its type, percent-encodes it and opens the URL as openlolo_open_url does (http and https through Safari; other schemes only where the phone opens any scheme, else UNSUPPORTED naming the app's web links). PROFILE_NOT_FOUND, LINK_NOT_FOUND, LINK_PARAMS: openlolo_app_profile lists the links and their parameters." + auto + errsDoc},
-			svc((*control.Service).OpenLink), sayOpenLink),
+			desc: "Opens a deep link of an app's profile by name (link) with its parameters (params, by name): the box checks each value against its type, percent-encodes it and opens the URL as openlolo_open_url does (http and https through Safari; other schemes only where the phone opens any scheme, else UNSUPPORTED naming the app's web links). PROFILE_NOT_FOUND, LINK_NOT_FOUND, LINK_PARAMS: openlolo_app_profile lists the links and their parameters." + auto + errsDoc}, sayOpenLink),
 		define(spec{name: api.ToolFullPage, title: "Capture a whole page", scope: c, mutating: true, ann: inputAnn("Capture a whole page"),
-			desc: "Captures a page taller than the screen: the screen as it is, then drag after drag up the middle without momentum, until the page stops moving (its bottom) or max_pages (1..20, default 20) are taken. Each page's overlap with the one before is found in the pixels. output pages (default): one image block per page; stitched: one tall image of the whole page; both: the pages, then the stitched image. format jpeg or png; max_size bounds each page's longer side (128..2048, default 1536; the stitched image has a page's width); settle is the wait after each drag (0..5 s, default 0.7), after which the box captures until the picture holds still (up to 3 s); settle 0 captures at once. current is the frame on the screen now (YOUR latest): tap with its frame_id. Scroll to the top first (a tap on the status bar on iOS) to capture from the start." + auto + errsDoc},
-			svc((*control.Service).FullPage), sayFullPage),
+			desc: "Captures a page taller than the screen: the screen as it is, then drag after drag up the middle without momentum, until the page stops moving (its bottom) or max_pages (1..20, default 20) are taken. Each page's overlap with the one before is found in the pixels. output pages (default): one image block per page; stitched: one tall image of the whole page; both: the pages, then the stitched image. format jpeg or png; max_size bounds each page's longer side (128..2048, default 1536; the stitched image has a page's width); settle is the wait after each drag (0..5 s, default 0.7), after which the box captures until the picture holds still (up to 3 s); settle 0 captures at once. current is the frame on the screen now (YOUR latest): tap with its frame_id. Scroll to the top first (a tap on the status bar on iOS) to capture from the start." + auto + errsDoc}, sayFullPage),
 		define(spec{name: api.ToolSendText, title: "Paste text", scope: c, mutating: true, ann: inputAnn("Paste text"), offered: offersClipboard,
-			desc: "Pastes text into the focused field: any Unicode (accents, symbols, other scripts, emoji, newlines), 1..10,000 characters, through the phone's clipboard and its paste key (cmd+V on iOS). It REPLACES what the clipboard held (clipboard_replaced). Tap the field first. Prefer it over openlolo_type_text for content; use type_text where each keystroke matters (search as you type). Only on phones whose backend can set the clipboard (openlolo_capabilities clipboard.available)." + auto + errsDoc},
-			svc((*control.Service).SendText), sayInput[api.SendTextResult]("Pasted the text")),
+			desc: "Pastes text into the focused field: any Unicode (accents, symbols, other scripts, emoji, newlines), 1..10,000 characters, through the phone's clipboard and its paste key (cmd+V on iOS). It REPLACES what the clipboard held (clipboard_replaced). Tap the field first. Prefer it over openlolo_type_text for content; use type_text where each keystroke matters (search as you type). Only on phones whose backend can set the clipboard (openlolo_capabilities clipboard.available)." + auto + errsDoc}, sayInput[api.SendTextResult]("Pasted the text")),
 		define(spec{name: api.ToolClipboard, title: "Read the clipboard", scope: r, ann: readAnn("Read the clipboard"), offered: offersClipboard,
-			desc: "What the phone's clipboard holds now, as text (after openlolo_send_text, or a copy on the phone). Only on phones whose backend can read the clipboard (openlolo_capabilities clipboard.available)."},
-			svc((*control.Service).Clipboard), sayClipboard),
+			desc: "What the phone's clipboard holds now, as text (after openlolo_send_text, or a copy on the phone). Only on phones whose backend can read the clipboard (openlolo_capabilities clipboard.available)."}, sayClipboard),
 	}
 }
 

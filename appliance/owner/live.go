@@ -42,6 +42,11 @@ type LiveOptions struct {
 	// ViewerRate caps one stream's bytes per second: frames wait (and
 	// newer ones replace them) until the stream's budget allows.
 	ViewerRate int
+	// Capture, when set, takes the picture the stream shows (the box
+	// passes the control service's, which makes it the owner's latest
+	// frame, the one the owner's touches name); nil takes the phone's
+	// screenshot.
+	Capture func(ctx context.Context) (*phone.Frame, error)
 	// Encode, when set, scales f to fit maxSize on its longer side and
 	// encodes it as JPEG at quality (the box passes its libjpeg-turbo
 	// encoder); nil uses x/image/draw and image/jpeg.
@@ -115,6 +120,9 @@ type liveHub struct {
 }
 
 func newLiveHub(ph phone.Phone, opt LiveOptions, log *slog.Logger) *liveHub {
+	if opt.Capture == nil {
+		opt.Capture = ph.Screenshot
+	}
 	return &liveHub{ph: ph, opt: opt.withDefaults(), log: log, ended: make(chan struct{}),
 		viewers: map[*viewer]struct{}{}, perSess: map[string]int{}}
 }
@@ -188,7 +196,7 @@ func (h *liveHub) capture(ctx context.Context, gen uint64) {
 	var last *liveFrame
 	failing := false
 	for {
-		f, err := h.ph.Screenshot(ctx)
+		f, err := h.opt.Capture(ctx)
 		h.mu.Lock()
 		h.captures++
 		h.mu.Unlock()

@@ -46,11 +46,37 @@ type Input struct {
 	Epoch string
 }
 
+// Call is in as the tool call it is: the tool and its api arguments. A
+// touch names no frame: control gives it the owner's own latest, the
+// picture the page shows, and checks Epoch, the geometry the page showed.
+func (in Input) Call() (api.Tool, any, *api.Error) {
+	var secs *float64
+	if in.Seconds > 0 {
+		secs = &in.Seconds
+	}
+	touch := api.FrameArgs{GeometryEpoch: api.Epoch(in.Epoch), X: &in.X, Y: &in.Y}
+	switch in.Kind {
+	case InputTap:
+		return api.ToolTap, api.TapArgs{FrameArgs: touch}, nil
+	case InputLongPress:
+		return api.ToolLongPress, api.LongPressArgs{FrameArgs: touch, Seconds: secs}, nil
+	case InputSwipe:
+		return api.ToolSwipe, api.SwipeArgs{FrameArgs: touch, X2: &in.X2, Y2: &in.Y2, Seconds: secs}, nil
+	case InputText:
+		return api.ToolTypeText, api.TypeTextArgs{Text: &in.Text}, nil
+	case InputKey:
+		return api.ToolKey, api.KeyArgs{Key: api.KeyName(in.Key)}, nil
+	case InputButton:
+		return api.ToolButton, api.ButtonArgs{Button: api.Button(in.Button)}, nil
+	}
+	return "", nil, api.Errorf(api.CodeInvalidArguments, "the box page has no input %q", in.Kind)
+}
+
 // Driver is the owner's own input on the phone. The owner is a client of
-// its own with its own control lease: every input goes through the same
-// control rules and journal as a client's (and shows in Activity as the
-// owner's). An adapter in the appliance package implements it over
-// control.Service.
+// its own with its own control lease: every input enters control through
+// the same dispatcher as a client's tool call ([Input.Call]), under the
+// same rules and journal (and shows in Activity as the owner's). An
+// adapter in the appliance package implements it over control.Service.
 type Driver interface {
 	// Input runs in as the owner. A refusal or a failure is an
 	// *api.Error carrying its stable code (CONTROL_BUSY when an agent

@@ -22,6 +22,7 @@ type Phone struct {
 	seq      uint64
 	epoch    uint64
 	inputs   int
+	shots    int // screenshots taken
 	released int
 	typed    string
 	subs     []chan phone.Event
@@ -110,6 +111,9 @@ func New(now func() time.Time) *Phone {
 // Inputs is how many inputs (touches, texts, keys, presses) were delivered.
 func (p *Phone) Inputs() int { p.mu.Lock(); defer p.mu.Unlock(); return p.inputs }
 
+// Screenshots is how many screenshots were taken.
+func (p *Phone) Screenshots() int { p.mu.Lock(); defer p.mu.Unlock(); return p.shots }
+
 // Released is how many times ReleaseAll was called.
 func (p *Phone) Released() int { p.mu.Lock(); defer p.mu.Unlock(); return p.released }
 
@@ -148,6 +152,7 @@ func (p *Phone) stateLocked() phone.State {
 func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.shots++
 	if p.failShot != nil {
 		return nil, p.failShot
 	}
