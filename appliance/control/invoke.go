@@ -31,20 +31,30 @@ type Request struct {
 	// Deliver, when set, finishes the reply before the call is recorded
 	// (MCP encodes its pictures, which may fail the answer), so the
 	// record says what the caller was told.
-	Deliver func(*Reply[any])
+	Deliver func(*Invoked)
+}
+
+// Invoked is a verb's [Reply] as [Service.Invoke] returns it: Result,
+// when set, is the tool's *R; [Typed] gives the reply its type back.
+type Invoked struct {
+	api.Outcome
+	Result    any
+	Shot      *Shot
+	Pages     *Pages
+	ShotError *Error
 }
 
 // verb is one tool's verb as Invoke runs it.
 type verb struct {
 	args     reflect.Type // the tool's api argument type
 	mutating bool         // the verb journals its calls as operations
-	run      func(ctx context.Context, s *Service, c Client, args any) Reply[any]
+	run      func(ctx context.Context, s *Service, c Client, args any) Invoked
 }
 
 // verbOf makes a table entry of v, a verb taking A and answering R.
 func verbOf[A, R any](v func(*Service, context.Context, Client, A) Reply[R], mutating bool) verb {
 	return verb{args: reflect.TypeFor[A](), mutating: mutating,
-		run: func(ctx context.Context, s *Service, c Client, args any) Reply[any] {
+		run: func(ctx context.Context, s *Service, c Client, args any) Invoked {
 			return Untyped(v(s, ctx, c, args.(A)))
 		}}
 }
@@ -96,9 +106,8 @@ func ArgsType(tool api.Tool) reflect.Type { return verbs()[tool].args }
 // Invoke is the one entry into the verbs: MCP's tools/call and the box
 // page's live view (as the owner) both call it. It answers the entry's
 // refusal or runs the tool's verb under the rules, lets the entry finish
-// the reply (Deliver), and records the call for Activity. Its reply's
-// Result is the tool's *R; [Typed] gives it its type back.
-func (s *Service) Invoke(ctx context.Context, req Request) Reply[any] {
+// the reply (Deliver), and records the call for Activity.
+func (s *Service) Invoke(ctx context.Context, req Request) Invoked {
 	rep := s.answer(ctx, req)
 	if req.Deliver != nil {
 		req.Deliver(&rep)
@@ -109,13 +118,13 @@ func (s *Service) Invoke(ctx context.Context, req Request) Reply[any] {
 
 // answer is the call's reply: a refusal (the entry's, an unknown tool,
 // arguments of the wrong type, the owner's frame) or the verb's.
-func (s *Service) answer(ctx context.Context, req Request) Reply[any] {
+func (s *Service) answer(ctx context.Context, req Request) Invoked {
 	v, ok := s.verbs[req.Tool]
-	refuse := func(e *Error) Reply[any] {
+	refuse := func(e *Error) Invoked {
 		if v.mutating {
-			return reply(Refuse[any](e))
+			return Invoked{Outcome: Refuse[struct{}](e).Outcome}
 		}
-		return reply(Fail[any](e))
+		return Invoked{Outcome: Fail[struct{}](e).Outcome}
 	}
 	switch {
 	case req.Refused != nil:
@@ -123,7 +132,7 @@ func (s *Service) answer(ctx context.Context, req Request) Reply[any] {
 	case !ok:
 		return refuse(api.Errorf(api.CodeInvalidArguments, "the box has no tool %q", api.Clip(string(req.Tool))))
 	case req.Unreadable != nil:
-		return reply(Unreadable[any](s, req.Client, req.Tool, v.mutating, req.Unreadable))
+		return Invoked{Outcome: Unreadable[struct{}](s, req.Client, req.Tool, v.mutating, req.Unreadable).Outcome}
 	case reflect.TypeOf(req.Args) != v.args:
 		return refuse(api.Errorf(api.CodeInternal, "%s was called with %T, not %s", req.Tool, req.Args, v.args))
 	}
@@ -149,22 +158,18 @@ func (s *Service) record(ctx context.Context, req Request, out api.Outcome) {
 // Typed is a reply of [Service.Invoke] with the tool's result type R
 // back. A result of another type is dropped (the answer keeps its
 // outcome).
-func Typed[R any](r Reply[any]) Reply[R] {
+func Typed[R any](r Invoked) Reply[R] {
 	out := Reply[R]{Answer: Answer[R]{Outcome: r.Outcome}, Shot: r.Shot, Pages: r.Pages, ShotError: r.ShotError}
-	if r.Result != nil {
-		out.Result, _ = (*r.Result).(*R)
-	}
+	out.Result, _ = r.Result.(*R)
 	return out
 }
 
-// Untyped is r as [Service.Invoke] returns it: its Result, when set,
-// holds the *R. An entry that finished a [Typed] reply (MCP's Deliver)
-// hands it back so.
-func Untyped[R any](r Reply[R]) Reply[any] {
-	out := Reply[any]{Answer: Answer[any]{Outcome: r.Outcome}, Shot: r.Shot, Pages: r.Pages, ShotError: r.ShotError}
+// Untyped is r as [Service.Invoke] returns it. An entry that finished a
+// [Typed] reply (MCP's Deliver) hands it back so.
+func Untyped[R any](r Reply[R]) Invoked {
+	out := Invoked{Outcome: r.Outcome, Shot: r.Shot, Pages: r.Pages, ShotError: r.ShotError}
 	if r.Result != nil {
-		var v any = r.Result
-		out.Result = &v
+		out.Result = r.Result
 	}
 	return out
 }

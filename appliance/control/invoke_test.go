@@ -18,6 +18,11 @@ func ownerTouch(x, y float64) control.Request {
 		InputOptions: api.InputOptions{Observe: ptr(false)}, FrameArgs: api.FrameArgs{X: &x, Y: &y}}}
 }
 
+// outcome is r's answer without its result, for wantCode.
+func outcome(r control.Invoked) control.Answer[struct{}] {
+	return control.Answer[struct{}]{Outcome: r.Outcome}
+}
+
 // The owner's tap through Invoke touches the frame the live view showed
 // the owner (OwnerScreenshot) and takes no screenshot of its own; before
 // Invoke, the box page's tap took a new screenshot only for a frame id.
@@ -28,7 +33,7 @@ func TestOwnerTapUsesTheLiveFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots, inputs := e.ph.Screenshots(), e.ph.Inputs()
-	wantCode(t, e.svc.Invoke(ctx, ownerTouch(0.5, 0.5)).Answer, "")
+	wantCode(t, outcome(e.svc.Invoke(ctx, ownerTouch(0.5, 0.5))), "")
 	if got := e.ph.Screenshots() - shots; got != 0 {
 		t.Fatalf("the owner's tap took %d screenshots, want 0 (it touches the live view's frame)", got)
 	}
@@ -41,7 +46,7 @@ func TestOwnerTapUsesTheLiveFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots = e.ph.Screenshots()
-	wantCode(t, e.svc.Invoke(ctx, ownerTouch(0.2, 0.8)).Answer, "")
+	wantCode(t, outcome(e.svc.Invoke(ctx, ownerTouch(0.2, 0.8))), "")
 	if got := e.ph.Screenshots() - shots; got != 0 {
 		t.Fatalf("the owner's second tap took %d screenshots, want 0", got)
 	}
@@ -60,11 +65,11 @@ func TestOwnerTouchOutlivesTheLiveView(t *testing.T) {
 	if ferr != nil {
 		t.Fatal(ferr)
 	}
-	wantCode(t, e.svc.Invoke(ctx, control.Request{Client: control.Owner(), Tool: api.ToolKey, Args: api.KeyArgs{Key: "a"}}).Answer, "")
+	wantCode(t, outcome(e.svc.Invoke(ctx, control.Request{Client: control.Owner(), Tool: api.ToolKey, Args: api.KeyArgs{Key: "a"}})), "")
 	if _, err := e.svc.OwnerScreenshot(ctx); err != nil { // a newer picture
 		t.Fatal(err)
 	}
-	wantCode(t, e.svc.Invoke(ctx, control.Request{Client: control.Owner(), Tool: api.ToolTap, Args: api.TapArgs{FrameArgs: fa}}).Answer, "")
+	wantCode(t, outcome(e.svc.Invoke(ctx, control.Request{Client: control.Owner(), Tool: api.ToolTap, Args: api.TapArgs{FrameArgs: fa}})), "")
 
 	if err := e.svc.GiveBack(ctx); err != nil {
 		t.Fatal(err)
@@ -75,11 +80,11 @@ func TestOwnerTouchOutlivesTheLiveView(t *testing.T) {
 	}
 	x, y := 0.5, 0.5
 	tap := api.TapArgs{FrameArgs: api.FrameArgs{FrameID: old.Shot.ID, GeometryEpoch: api.Epoch(old.Shot.Epoch), X: &x, Y: &y}}
-	wantCode(t, e.svc.Invoke(ctx, control.Request{Client: alice, Tool: api.ToolKey, Args: api.KeyArgs{Key: "a"}}).Answer, "")
+	wantCode(t, outcome(e.svc.Invoke(ctx, control.Request{Client: alice, Tool: api.ToolKey, Args: api.KeyArgs{Key: "a"}})), "")
 	if r := e.svc.Screenshot(ctx, alice, api.ScreenshotArgs{}); r.Shot == nil {
 		t.Fatalf("alice's second screenshot: %+v", r.Error)
 	}
-	wantCode(t, e.svc.Invoke(ctx, control.Request{Client: alice, Tool: api.ToolTap, Args: tap}).Answer, api.CodeFrameExpired)
+	wantCode(t, outcome(e.svc.Invoke(ctx, control.Request{Client: alice, Tool: api.ToolTap, Args: tap})), api.CodeFrameExpired)
 }
 
 // The owner's tap when no page showed the phone lately (no live view)
@@ -88,7 +93,7 @@ func TestOwnerTapWithoutLiveView(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
 	shots := e.ph.Screenshots()
-	wantCode(t, e.svc.Invoke(ctx, ownerTouch(0.5, 0.5)).Answer, "")
+	wantCode(t, outcome(e.svc.Invoke(ctx, ownerTouch(0.5, 0.5))), "")
 	if got := e.ph.Screenshots() - shots; got != 1 {
 		t.Fatalf("the owner's tap without a live view took %d screenshots, want 1", got)
 	}
@@ -116,7 +121,7 @@ func TestInvokeRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.svc.Invoke(ctx, tc.req)
-			wantCode(t, r.Answer, tc.code)
+			wantCode(t, outcome(r), tc.code)
 			if control.Mutating(tc.req.Tool) && (r.Dispatched == nil || *r.Dispatched) {
 				t.Fatalf("%s: dispatched = %v, want false", tc.name, r.Dispatched)
 			}

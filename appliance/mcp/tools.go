@@ -63,7 +63,7 @@ func define[R any](s spec, say func(api.Outcome, *R) string, finish ...func(h *H
 			}
 		}
 		var imgs []*encoded
-		req.Deliver = func(rep *control.Reply[any]) {
+		req.Deliver = func(rep *control.Invoked) {
 			typed := control.Typed[R](*rep)
 			if typed.Result != nil {
 				for _, f := range finish {
