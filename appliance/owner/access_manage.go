@@ -8,12 +8,6 @@ import (
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
-// accessManageRoutes registers the Access page's per-client forms beyond
-// revoke with Routes' handle.
-func (p *Pages) accessManageRoutes(handle func(string, http.HandlerFunc)) {
-	handle("POST /access/life", p.owner(p.setLife))
-}
-
 // callsToday counts each client's calls since midnight in the box's time
 // zone, by client id.
 func (p *Pages) callsToday(r *http.Request) (map[string]int, error) {

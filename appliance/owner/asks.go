@@ -37,14 +37,6 @@ type Asks interface {
 
 var _ Asks = (*control.Service)(nil)
 
-// asksRoutes registers the ask pages with Routes' handle.
-func (p *Pages) asksRoutes(handle func(string, http.HandlerFunc)) {
-	handle("GET /asks/{id}", p.owner(p.askPage))
-	handle("POST /asks/{id}", p.owner(p.askDecide))
-	handle("POST /settings/asks", p.owner(p.boxMarksPost))
-	handle("POST /access/asks", p.owner(p.clientMarksPost))
-}
-
 // askBlock is the asks_pending partial's data: the pending asks, each a
 // form.ask (Allow, Deny, always for this client).
 type askBlock struct {

@@ -159,13 +159,3 @@ func controlStateWord(holder string, owner, paused bool) string {
 	return s
 }
 
-// liveRoutes registers the live view's stream and the owner's input.
-func (p *Pages) liveRoutes(handle func(string, http.HandlerFunc)) {
-	handle("GET /status/live.mjpeg", p.asset(p.liveStream))
-	handle("GET /status/control.json", p.asset(p.controlJSON))
-	for _, k := range []InputKind{InputTap, InputLongPress, InputSwipe, InputText, InputButton, InputKey} {
-		handle("POST /status/"+string(k), p.owner(p.ownerInput(k)))
-	}
-	handle("POST /status/take-over", p.owner(p.takeOver))
-	handle("POST /status/give-back", p.owner(p.giveBack))
-}

@@ -163,7 +163,8 @@ type Pages struct {
 	st     *store.Store
 	now    func() time.Time
 	log    *slog.Logger
-	hashMu chan struct{} // one argon2 hash at a time: each takes 64 MiB
+	hashMu chan struct{}              // one argon2 hash at a time: each takes 64 MiB
+	cop    http.CrossOriginProtection // refuses cross-origin POSTs (sameOrigin)
 	tmpl   map[string]*template.Template
 
 	presence *presence // the claim waiting for the button; nil without Config.Button

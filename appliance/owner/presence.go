@@ -142,15 +142,6 @@ type claimButtonPage struct {
 // claimButtonPost starts a claim that waits for the button (or cancels
 // this browser's).
 func (p *Pages) claimButtonPost(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if !p.sameOrigin(w, r) {
-		return
-	}
-	if !checkPreToken(r) {
-		p.message(w, r, http.StatusForbidden, "Form refused",
-			"This form's security token is missing or out of date, so the box did not act on it. Reload the page and try again.", "Claim this box", "/claim")
-		return
-	}
 	if p.presence == nil {
 		p.message(w, r, http.StatusNotFound, "No button",
 			"This box has no button to press (or it is not connected), so it can only be claimed with its setup code.", "Claim this box", "/claim")

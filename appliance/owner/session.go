@@ -147,13 +147,24 @@ func preToken(w http.ResponseWriter, r *http.Request) (string, error) {
 	return v, nil
 }
 
-// checkPreToken compares the form's token with the pre-session cookie.
-func checkPreToken(r *http.Request) bool {
+// preFormToken is the pre-session form token the browser holds in its
+// cookie ("" when none): the claim and login forms must carry it.
+func preFormToken(r *http.Request) string {
 	c, err := r.Cookie(preCookieName)
-	if err != nil || c.Value == "" {
-		return false
+	if err != nil {
+		return ""
 	}
-	return tokenEqual(r.PostFormValue("csrf"), c.Value)
+	return c.Value
+}
+
+// sessionToken is the CSRF token of the request's session ("" when none):
+// the owner's forms must carry it.
+func sessionToken(r *http.Request) string {
+	s, ok := sessionFrom(r.Context())
+	if !ok {
+		return ""
+	}
+	return s.csrf
 }
 
 func tokenEqual(a, b string) bool {

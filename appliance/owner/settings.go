@@ -57,22 +57,6 @@ type settingsPage struct {
 	Identity   *identityView // section#identity (settings_identity.go)
 }
 
-// settingsRoutes registers the Settings page with Routes' handle.
-func (p *Pages) settingsRoutes(handle func(string, http.HandlerFunc)) {
-	handle("GET /settings", p.owner(p.settings))
-	handle("POST /settings/tailnet", p.owner(p.tailnetSwitch))
-	handle("POST /settings/tailnet/authkey", p.owner(p.tailnetAuthKey))
-	handle("POST /settings/tailnet/logout", p.owner(p.tailnetLogout))
-	handle("POST /settings/tailnet/link", p.owner(p.tailnetLink))
-	handle("POST /settings/tailnet/unlink", p.owner(p.tailnetUnlink))
-	handle("GET /settings/tailnet/login.png", p.asset(p.tailnetQR))
-	p.updateRoutes(handle)
-	p.accountRoutes(handle)
-	p.resetRoutes(handle)
-	p.identityRoutes(handle)
-	p.wifiRoutes(handle)
-}
-
 // settingsDone is the confirmation a redirect back to Settings shows.
 func settingsDone(done string) string {
 	switch done {

@@ -23,12 +23,6 @@ type sessionRow struct {
 	This     bool // the session of this page
 }
 
-// accountRoutes registers the owner section's forms with Routes' handle.
-func (p *Pages) accountRoutes(handle func(string, http.HandlerFunc)) {
-	handle("POST /settings/passphrase", p.owner(p.changePassphrase))
-	handle("POST /settings/sessions/end-others", p.owner(p.endOtherSessions))
-}
-
 // accountDone is the confirmation of the owner section's forms.
 func accountDone(done string) string {
 	switch done {

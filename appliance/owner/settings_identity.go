@@ -31,13 +31,6 @@ type identityView struct {
 	Box  BoxInfo
 }
 
-// identityRoutes registers the rename and rotate forms with Routes'
-// handle.
-func (p *Pages) identityRoutes(handle func(string, http.HandlerFunc)) {
-	handle("POST /settings/rename", p.owner(p.renamePost))
-	handle("POST /settings/rotate-cert", p.owner(p.rotateCertPost))
-}
-
 // identitySection is nil when the box cannot be renamed.
 func (p *Pages) identitySection(csrf string) *identityView {
 	if p.cfg.Identity == nil {

@@ -9,12 +9,6 @@ import (
 // Settings page.
 const resetWord = "RESET"
 
-// resetRoutes registers the factory reset form with Routes' handle.
-func (p *Pages) resetRoutes(handle func(string, http.HandlerFunc)) {
-	handle("POST /settings/factory-reset", p.owner(p.factoryResetPost))
-	handle("GET /settings/diagnostics", p.owner(p.diagnosticsGet))
-}
-
 // factoryResetPost returns the box to unclaimed, as holding the button
 // does, once the owner typed resetWord: Config.Reset when set (the box
 // also announces the new setup code on its console), else FactoryReset.

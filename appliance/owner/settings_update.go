@@ -43,12 +43,6 @@ type updateView struct {
 	CSRF      string // the forms' token
 }
 
-func (p *Pages) updateRoutes(handle func(string, http.HandlerFunc)) {
-	handle("POST "+UpdateUploadPath, p.updateUpload)
-	handle("POST /settings/update/url", p.owner(p.updateURL))
-	handle("GET /settings/update/progress", p.owner(p.updateProgress))
-}
-
 // updateSection fills the update section and reports whether the page
 // should reload itself (an install runs).
 func (p *Pages) updateSection() (*updateView, bool) {
@@ -121,25 +115,10 @@ func (p *Pages) updateFailed(w http.ResponseWriter, r *http.Request, err error) 
 	p.showSettings(w, r, status, "", updateMessage(err))
 }
 
-// updateUpload streams an uploaded bundle into the updater. It checks the
-// session and the Origin like every owner form, but reads the CSRF token
-// as the form's first part itself: the bundle is not buffered.
+// updateUpload streams an uploaded bundle into the updater. The route
+// table (ownerUpload) checks the session and the Origin; it reads the
+// CSRF token as the form's first part itself: the bundle is not buffered.
 func (p *Pages) updateUpload(w http.ResponseWriter, r *http.Request) {
-	ok, err := p.claimed(r.Context())
-	if err != nil {
-		p.internal(w, r, "read the owner", err)
-		return
-	}
-	s, serr := p.lookupSession(r)
-	if !ok || serr != nil {
-		p.message(w, r, http.StatusForbidden, "Log in again",
-			"Only the logged-in owner can update the box. Log in and send the bundle again.", "Log in", "/login")
-		return
-	}
-	r = r.WithContext(context.WithValue(r.Context(), sessionKey{}, s))
-	if !p.sameOrigin(w, r) {
-		return
-	}
 	if p.cfg.Updater == nil {
 		p.updateFailed(w, r, &update.Error{Code: update.CodeUnsupported, Message: "This box does not update itself: it does not run from the openlolo SD image, or the image has no update key."})
 		return
@@ -161,7 +140,7 @@ func (p *Pages) updateUpload(w http.ResponseWriter, r *http.Request) {
 		switch part.FormName() {
 		case "csrf":
 			v, _ := io.ReadAll(io.LimitReader(part, 256))
-			csrfOK = tokenEqual(string(v), s.csrf)
+			csrfOK = tokenEqual(string(v), sessionToken(r))
 		case "allow_older":
 			v, _ := io.ReadAll(io.LimitReader(part, 16))
 			opts.AllowOlder = string(v) == "1"

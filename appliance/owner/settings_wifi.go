@@ -81,13 +81,6 @@ func (v WiFiView) SignalWords() string {
 	return "weak"
 }
 
-// wifiRoutes registers the Wi-Fi forms with Routes' handle.
-func (p *Pages) wifiRoutes(handle func(string, http.HandlerFunc)) {
-	handle("POST /settings/wifi/join", p.owner(p.wifiJoin))
-	handle("POST /settings/wifi/forget", p.owner(p.wifiForget))
-	handle("POST /settings/wifi/setup", p.owner(p.wifiSetup))
-}
-
 // wifiSection reads the radio for the Settings page.
 func (p *Pages) wifiSection(ctx context.Context, csrf string) *wifiView {
 	v := &wifiView{Has: p.cfg.WiFi != nil, CSRF: csrf}
