@@ -14,3 +14,15 @@ func (p *Pages) LiveWatching() (viewers int, capturing bool, captures uint64) {
 func ScaleJPEG(f *phone.Frame, maxSize, quality int) ([]byte, error) {
 	return scaleJPEG(f, maxSize, quality)
 }
+
+// RouteAccess is the route table: each pattern with who may call it
+// (files, anyone, claiming, visitor, owner, asset, upload).
+func RouteAccess(p *Pages) map[string]string {
+	names := map[access]string{files: "files", anyone: "anyone", claiming: "claiming", visitor: "visitor",
+		ownerOnly: "owner", ownerAsset: "asset", ownerUpload: "upload"}
+	out := map[string]string{}
+	for _, rt := range p.routes() {
+		out[rt.pattern] = names[rt.who]
+	}
+	return out
+}

@@ -1,11 +1,11 @@
 package owner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/openlolo/openlolo/appliance/store"
 )
@@ -277,27 +277,31 @@ func (p *Pages) form(h http.HandlerFunc, token func(*http.Request) string, back,
 }
 
 // sameOrigin checks that a POST comes from a page of this box, and
-// answers 403 itself when not. [http.CrossOriginProtection] decides
-// whether the request is cross-origin (by Sec-Fetch-Site, else by Origin
-// against Host). It lets through a request with neither header, and one
-// whose Origin differs from the box only in its scheme (http to https);
-// the box refuses both: every POST must carry an Origin (DESIGN §3.6) of
-// this request's own scheme.
+// answers 403 itself when not. [http.CrossOriginProtection] refuses what
+// a browser marks as cross-site (Sec-Fetch-Site) and an Origin of another
+// host. It lets through a request with neither header and one whose
+// Origin differs only in its scheme (http to https), and takes a browser's
+// same-origin at its word; the box does not: every POST must also carry
+// an Origin (DESIGN §3.6) that is this request's own scheme and host.
 func (p *Pages) sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 	scheme := "https"
 	if r.TLS == nil {
 		scheme = "http"
 	}
-	got := r.Header.Get("Origin")
+	want, got := scheme+"://"+r.Host, r.Header.Get("Origin")
 	var text string
-	switch o, err := url.Parse(got); {
-	case p.cop.Check(r) != nil, got != "" && (err != nil || o.Scheme != scheme):
-		text = "The box accepts forms only from its own pages (" + scheme + "://" + r.Host + "), and this one came from " +
-			cmp.Or(got, "another site") + ". Open the page on the box and send the form from there."
-	case got == "":
+	switch err := p.cop.Check(r); {
+	case err == nil && strings.EqualFold(got, want):
+		return true
+	case err == nil && got == "":
 		text = "The box accepts forms only from its own pages, and this one carried no Origin header. Open the page on the box and send the form from there."
 	default:
-		return true
+		from := got
+		if from == "" || strings.EqualFold(from, want) {
+			from = "another site" // the browser's Sec-Fetch-Site said so
+		}
+		text = "The box accepts forms only from its own pages (" + want + "), and this one came from " + from +
+			". Open the page on the box and send the form from there."
 	}
 	p.message(w, r, http.StatusForbidden, "Form refused", text, "Back", "/")
 	return false
