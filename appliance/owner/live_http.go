@@ -158,4 +158,3 @@ func controlStateWord(holder string, owner, paused bool) string {
 	}
 	return s
 }
-
