@@ -2,7 +2,6 @@ package appliance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,10 +13,6 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/store"
 )
-
-// settingTailnet keeps the owner's choice on the Settings page: "on" or
-// "off". Without it, Config.Tailnet decides.
-const settingTailnet = "tailnet.enabled"
 
 // remote is the box's remote entry: its own OAuth issuer and mux over the
 // same services, and the tsnet node that serves them while it is on. It
@@ -68,12 +63,9 @@ func (b *Box) newRemote(ctx context.Context) (*remote, error) {
 	}
 	r.enabled = b.cfg.Tailnet
 	err = b.store.View(ctx, func(tx *store.Tx) error {
-		v, err := tx.Setting(settingTailnet)
-		if err == nil {
-			r.enabled = v == "on"
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
+		on, set, err := store.TailnetEnabled.Lookup(tx)
+		if set {
+			r.enabled = on
 		}
 		return err
 	})
@@ -190,11 +182,7 @@ func (r *remote) TailnetStatus() owner.TailnetView {
 // SetTailnet implements owner.Tailnet: it remembers the choice and starts
 // or stops the node at once.
 func (r *remote) SetTailnet(ctx context.Context, on bool) error {
-	v := "off"
-	if on {
-		v = "on"
-	}
-	if err := r.b.store.Update(ctx, func(tx *store.Tx) error { return tx.SetSetting(settingTailnet, v) }); err != nil {
+	if err := r.b.store.Update(ctx, func(tx *store.Tx) error { return store.TailnetEnabled.Set(tx, on) }); err != nil {
 		return fmt.Errorf("appliance: save the remote entry setting: %w", err)
 	}
 	r.mu.Lock()

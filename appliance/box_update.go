@@ -106,7 +106,7 @@ func (b *Box) selfChecks() []update.Check {
 				return err
 			}
 			return b.store.Update(ctx, func(tx *store.Tx) error {
-				return tx.SetSetting("update.selfcheck", time.Now().UTC().Format(time.RFC3339))
+				return store.UpdateSelfCheck.Set(tx, time.Now())
 			})
 		}},
 		{Name: "the phone backend runs", Run: func(context.Context) error {

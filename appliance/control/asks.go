@@ -102,23 +102,21 @@ var (
 	ErrAskDecided = errors.New("control: the ask was decided already")
 )
 
-const marksSeeded = "asks.defaults_seeded"
-
 // initAsks loads the marks (seeding the defaults on a new box) and starts
 // the expiry of pending asks.
 func (s *Service) initAsks(ctx context.Context, cfg Config) error {
 	s.asks.changed = cfg.AskChanged
 	s.asks.kick = make(chan struct{}, 1)
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Setting(marksSeeded); errors.Is(err, store.ErrNotFound) {
+		if seeded, err := store.AsksSeeded.Get(tx); err != nil {
+			return err
+		} else if !seeded {
 			if err := tx.SetBoxAskMarks(storeMarks("", DefaultMarks(), true)); err != nil {
 				return err
 			}
-			if err := tx.SetSetting(marksSeeded, "1"); err != nil {
+			if err := store.AsksSeeded.Set(tx, true); err != nil {
 				return err
 			}
-		} else if err != nil {
-			return err
 		}
 		return s.loadMarksTx(tx)
 	})

@@ -185,14 +185,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		if n > 0 {
 			s.log.Warn("control: operations interrupted by the last stop", "count", n)
 		}
-		k, err := tx.Setting(keySetting)
-		if errors.Is(err, store.ErrNotFound) {
+		k, set, err := store.JournalKey.Lookup(tx)
+		if err == nil && !set {
 			var raw [32]byte
 			if _, err := rand.Read(raw[:]); err != nil {
 				return fmt.Errorf("control: journal key: %w", err)
 			}
 			k = hex.EncodeToString(raw[:])
-			err = tx.SetSetting(keySetting, k)
+			err = store.JournalKey.Set(tx, k)
 		}
 		if err != nil {
 			return err
@@ -216,8 +216,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	go s.writeCalls(ctx)
 	return s, nil
 }
-
-const keySetting = "control.journal_key"
 
 // Now is the Service's clock.
 func (s *Service) Now() time.Time { return s.now() }

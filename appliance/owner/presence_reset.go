@@ -9,27 +9,20 @@ import (
 
 // FactoryReset returns the box to unclaimed, for the button held down ten
 // seconds (physical access is the proof, as for the setup code). In one
-// transaction it forgets the owner (passphrase, sessions, the linked
-// tailnet login, failure counts and locks), every client and what they
-// were granted (requests, grants, tokens, codes), the operation journal
-// and the watch events, and stores a new setup code; then it writes the
-// code to Config.SetupCodeFile and returns it, with the number of rows each
-// table lost. A claim waiting for the button is dropped.
-//
-// It keeps what makes the box itself: the LAN certificate (clients that
-// pinned it still recognise the box, and the new owner can make a new one
-// with serve --rotate-cert), the box name, the journal key, the remote
-// entry's on/off choice and the tailnet node's own login. A full reset,
-// certificate included, is deleting the state directory.
+// transaction it runs the store's FactoryReset, which alone decides what
+// goes (the owner, the owner's settings, every client and what they were
+// granted, the journal and the watch events) and what stays (the LAN
+// certificate, the box name, the settings declared Keep), and stores a new
+// setup code; then it writes the code to Config.SetupCodeFile and returns
+// it, with the number of rows each table lost. A claim waiting for the
+// button is dropped. A full reset, certificate included, is deleting the
+// state directory.
 func (p *Pages) FactoryReset(ctx context.Context) (code string, lost map[string]int64, err error) {
 	if code, err = newSetupCode(); err != nil {
 		return "", nil, err
 	}
 	err = p.st.Update(ctx, func(tx *store.Tx) (err error) {
 		if lost, err = tx.FactoryReset(); err != nil {
-			return err
-		}
-		if err := tx.DeleteSetting(SettingTailnetLogin); err != nil {
 			return err
 		}
 		return tx.SetSetupCode(code, p.now())

@@ -2,7 +2,6 @@ package owner
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/skip2/go-qrcode"
@@ -11,8 +10,9 @@ import (
 )
 
 // SettingTailnetLogin is the settings key of the tailnet login the owner
-// linked: visits from it on the remote entry are owner sessions.
-const SettingTailnetLogin = "tailnet.owner_login"
+// linked (store.TailnetOwnerLogin, which declares the setting): visits
+// from it on the remote entry are owner sessions.
+const SettingTailnetLogin = store.KeyTailnetOwnerLogin
 
 // Tailnet is what the Settings page needs from the remote entry. An
 // adapter in the appliance package implements it over entry.Tailnet.
@@ -135,10 +135,7 @@ func (p *Pages) visitor(r *http.Request) (string, bool) {
 
 func (p *Pages) linkedLogin(ctx context.Context) (string, error) {
 	var login string
-	err := p.st.View(ctx, func(tx *store.Tx) (err error) { login, err = tx.Setting(SettingTailnetLogin); return err })
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
-	}
+	err := p.st.View(ctx, func(tx *store.Tx) (err error) { login, err = store.TailnetOwnerLogin.Get(tx); return err })
 	return login, err
 }
 
@@ -205,7 +202,11 @@ func (p *Pages) tailnetLink(w http.ResponseWriter, r *http.Request) {
 			"Open the box page on its tailnet address to link your tailnet login: on the LAN the box cannot tell who you are on the tailnet.")
 		return
 	}
-	err := p.st.Update(r.Context(), func(tx *store.Tx) error { return tx.SetSetting(SettingTailnetLogin, login) })
+	if err := store.TailnetOwnerLogin.Check(login); err != nil {
+		p.showSettings(w, r, http.StatusBadRequest, "", "The box cannot link this tailnet login: "+err.Error()+".")
+		return
+	}
+	err := p.st.Update(r.Context(), func(tx *store.Tx) error { return store.TailnetOwnerLogin.Set(tx, login) })
 	if err != nil {
 		p.internal(w, r, "save the linked login", err)
 		return
@@ -216,8 +217,8 @@ func (p *Pages) tailnetLink(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) tailnetUnlink(w http.ResponseWriter, r *http.Request) {
-	err := p.st.Update(r.Context(), func(tx *store.Tx) error { return tx.DeleteSetting(SettingTailnetLogin) })
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	err := p.st.Update(r.Context(), store.TailnetOwnerLogin.Clear)
+	if err != nil {
 		p.internal(w, r, "remove the linked login", err)
 		return
 	}

@@ -2,8 +2,11 @@ package store
 
 import (
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 )
 
 // Setting returns the value stored under key, or ErrNotFound.
@@ -33,6 +36,151 @@ func (t *Tx) SetSetting(key, value string) error {
 func (t *Tx) DeleteSetting(key string) error {
 	if _, err := t.tx.Exec("DELETE FROM settings WHERE key = ?", key); err != nil {
 		return fmt.Errorf("store: delete setting %q: %w", key, err)
+	}
+	return nil
+}
+
+// Reset says what a factory reset does to a setting.
+type Reset int
+
+const (
+	// Keep: the setting belongs to the box (the journal key, the remote
+	// entry's on/off) and outlives a factory reset.
+	Keep Reset = iota
+	// Forget: the setting belongs to the owner and goes with the owner.
+	Forget
+)
+
+// Setting declares one box-wide setting of the settings table, once: its
+// key, its default, how a value is checked, how it is stored, and what a
+// factory reset does to it. The box's settings are this package's Setting
+// variables, each listed in settingsTable; they are never changed.
+type Setting[T any] struct {
+	Key     string
+	Default T // what Get returns while the setting is unset
+	Reset   Reset
+	check   func(T) error // nil takes any value
+	encode  func(T) string
+	decode  func(string) (T, error)
+}
+
+// KeyTailnetOwnerLogin is TailnetOwnerLogin's key.
+const KeyTailnetOwnerLogin = "tailnet.owner_login"
+
+// The box's settings.
+var (
+	// TailnetEnabled is the owner's choice on the Settings page: the
+	// remote entry on or off (unset: serve's --tailnet flag decides).
+	TailnetEnabled = flag("tailnet.enabled", "on", "off", Keep)
+	// TailnetOwnerLogin is the tailnet login the owner linked: visits
+	// from it on the remote entry are owner sessions. A factory reset
+	// forgets it with the owner.
+	TailnetOwnerLogin = text(KeyTailnetOwnerLogin, Forget, checkLogin)
+	// JournalKey is the control journal's key (64 hex digits), made on
+	// the first start.
+	JournalKey = text("control.journal_key", Keep, checkHexKey)
+	// AsksSeeded is set once the default ask marks were stored, so an
+	// owner's later choice of none is not undone.
+	AsksSeeded = flag("asks.defaults_seeded", "1", "0", Keep)
+	// UpdateSelfCheck is when the update self-check last wrote to the
+	// database.
+	UpdateSelfCheck = Setting[time.Time]{Key: "update.selfcheck", Reset: Keep,
+		encode: func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		decode: func(s string) (time.Time, error) { return time.Parse(time.RFC3339, s) }}
+)
+
+// settingsTable is every declared setting; FactoryReset removes those
+// marked Forget. A key not listed (none should be) is kept.
+var settingsTable = []declared{TailnetEnabled, TailnetOwnerLogin, JournalKey, AsksSeeded, UpdateSelfCheck}
+
+// declared is a Setting of any type, as settingsTable lists it.
+type declared interface {
+	declaration() (key string, reset Reset)
+}
+
+func (s Setting[T]) declaration() (string, Reset) { return s.Key, s.Reset }
+
+// text is a string setting; check may be nil.
+func text(key string, reset Reset, check func(string) error) Setting[string] {
+	return Setting[string]{Key: key, Reset: reset, check: check,
+		encode: func(v string) string { return v }, decode: func(v string) (string, error) { return v, nil }}
+}
+
+// flag is an on/off setting stored as the word on or off.
+func flag(key, on, off string, reset Reset) Setting[bool] {
+	return Setting[bool]{Key: key, Reset: reset,
+		encode: func(v bool) string {
+			if v {
+				return on
+			}
+			return off
+		},
+		decode: func(v string) (bool, error) {
+			switch v {
+			case on:
+				return true, nil
+			case off:
+				return false, nil
+			}
+			return false, fmt.Errorf("neither %q nor %q", on, off)
+		}}
+}
+
+// Lookup returns the stored value; ok is false (and v the default) while
+// the setting is unset.
+func (s Setting[T]) Lookup(t *Tx) (v T, ok bool, err error) {
+	raw, err := t.Setting(s.Key)
+	if errors.Is(err, ErrNotFound) {
+		return s.Default, false, nil
+	}
+	if err != nil {
+		return s.Default, false, err
+	}
+	if v, err = s.decode(raw); err != nil {
+		return s.Default, false, fmt.Errorf("store: setting %q holds %q: %w", s.Key, raw, err)
+	}
+	return v, true, nil
+}
+
+// Get returns the stored value, or the default while it is unset.
+func (s Setting[T]) Get(t *Tx) (T, error) {
+	v, _, err := s.Lookup(t)
+	return v, err
+}
+
+// Check says why v cannot be the setting's value (a sentence a person can
+// act on), or nil.
+func (s Setting[T]) Check(v T) error {
+	if s.check == nil {
+		return nil
+	}
+	return s.check(v)
+}
+
+// Set checks v and stores it.
+func (s Setting[T]) Set(t *Tx, v T) error {
+	if err := s.Check(v); err != nil {
+		return fmt.Errorf("store: setting %q: %w", s.Key, err)
+	}
+	return t.SetSetting(s.Key, s.encode(v))
+}
+
+// Clear unsets the setting (Get then returns the default).
+func (s Setting[T]) Clear(t *Tx) error { return t.DeleteSetting(s.Key) }
+
+// checkLogin accepts a tailnet login: a user name or e-mail address as
+// WhoIs reports it.
+func checkLogin(v string) error {
+	if v == "" || len(v) > 256 || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return fmt.Errorf("%q is not a tailnet login (1 to 256 characters, no spaces)", v)
+	}
+	return nil
+}
+
+// checkHexKey accepts a 32-byte key written as 64 hex digits.
+func checkHexKey(v string) error {
+	if b, err := hex.DecodeString(v); err != nil || len(b) != 32 {
+		return fmt.Errorf("the key is not 64 hex digits")
 	}
 	return nil
 }
