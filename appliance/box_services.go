@@ -55,13 +55,9 @@ func (b *Box) routes() error {
 		return err
 	}
 	b.panel = b.newPanel()
-	var upd owner.Updater
-	if b.updater != nil {
-		upd = updates{b}
-	}
 	b.owner, err = owner.New(owner.Config{
-		Updater:       upd,
-		Button:        b.panel.button(),
+		Updater:       b.updater,
+		Button:        b.panel.presses,
 		Tailnet:       b.remote,
 		Store:         b.store,
 		OAuth:         b.oauth,

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
 	boxtls "github.com/openlolo/openlolo/tls"
@@ -154,20 +153,3 @@ func (b *Box) checkHTTPS(ctx context.Context) error {
 		}
 	}
 }
-
-// updates is the Settings page's view of the updater.
-type updates struct{ b *Box }
-
-var _ owner.Updater = updates{}
-
-func (u updates) Install(ctx context.Context, r io.Reader, opts update.Options) error {
-	return u.b.updater.Install(ctx, r, opts)
-}
-
-func (u updates) Fetch(ctx context.Context, rawURL string, opts update.Options) error {
-	return u.b.updater.Fetch(ctx, rawURL, opts)
-}
-
-func (u updates) Progress() update.Progress { return u.b.updater.Progress() }
-
-func (u updates) Status() (update.Status, error) { return u.b.updater.Status() }

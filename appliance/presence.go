@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
 )
@@ -46,20 +45,6 @@ func (b *Box) newPanel() *controls {
 	pn.presses = make(chan panel.Event)
 	return pn
 }
-
-// button is what the claim page reads presses from; nil without a button.
-func (pn *controls) button() owner.Button {
-	if pn.presses == nil {
-		return nil
-	}
-	return pressFeed(pn.presses)
-}
-
-// pressFeed hands the box's presses to the claim page.
-type pressFeed chan panel.Event
-
-// Events implements owner.Button.
-func (f pressFeed) Events() <-chan panel.Event { return f }
 
 // run serves the panel until ctx ends; it returns when both loops have
 // stopped. Box.Run calls it.

@@ -15,28 +15,6 @@ import (
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
-// Asks is what the pages need from the control service's asks: the asks
-// waiting for the owner, the owner's decision, and the marks (what makes
-// the box ask). control.Service implements it.
-type Asks interface {
-	// PendingAsks lists the asks waiting for the owner, oldest first.
-	PendingAsks(ctx context.Context) ([]store.Ask, error)
-	// Ask returns one ask (control.ErrAskNotFound when none).
-	Ask(ctx context.Context, id string) (store.Ask, error)
-	// DecideAsk allows or denies a pending ask; always (with allow) stops
-	// asking that client about the same thing. control.ErrAskDecided
-	// when it was decided or expired already.
-	DecideAsk(ctx context.Context, id string, allow, always bool) (store.Ask, error)
-	// Marks returns the marks in force.
-	Marks() control.Marks
-	// SetBoxMarks replaces the box-wide marks.
-	SetBoxMarks(ctx context.Context, ms []control.Mark) error
-	// SetClientMarks sets what one client is asked about.
-	SetClientMarks(ctx context.Context, client, name string, want map[control.Mark]bool) error
-}
-
-var _ Asks = (*control.Service)(nil)
-
 // askBlock is the asks_pending partial's data: the pending asks, each a
 // form.ask (Allow, Deny, always for this client).
 type askBlock struct {

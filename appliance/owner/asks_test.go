@@ -12,7 +12,6 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/control/controltest"
-	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/store"
 )
@@ -22,7 +21,7 @@ import (
 func asksBox(t *testing.T) (*box, *http.Client, *control.Service) {
 	t.Helper()
 	var svc *control.Service
-	b, c := claimedBox(t, boxOpts{asks: func(t testing.TB, st *store.Store, now func() time.Time) owner.Asks {
+	b, c := claimedBox(t, boxOpts{asks: func(t testing.TB, st *store.Store, now func() time.Time) *control.Service {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
 		var err error

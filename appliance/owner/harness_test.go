@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -51,9 +53,9 @@ type box struct {
 type boxOpts struct {
 	phone    phone.Phone
 	control  owner.Controller
-	button   owner.Button
+	button   *fakeButton
 	certPEM  []byte // BoxInfo.CertPEM: the certificate the Connect page offers
-	updater  owner.Updater
+	updater  *update.Updater
 	stateDir string // Config.StateDir
 	driver   owner.Driver
 	live     owner.LiveOptions
@@ -61,7 +63,7 @@ type boxOpts struct {
 	identity *fakeIdentity // Config.Identity; its BoxInfo is Config.Info's
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
-	asks func(t testing.TB, st *store.Store, now func() time.Time) owner.Asks
+	asks func(t testing.TB, st *store.Store, now func() time.Time) *control.Service
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
@@ -77,13 +79,13 @@ func newBox(t testing.TB, o boxOpts) *box {
 		t.Fatal(err)
 	}
 	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
-	var asks owner.Asks
+	var asks *control.Service
 	if o.asks != nil {
 		asks = o.asks(t, st, clk.Now)
 	}
 	b.pages, err = owner.New(owner.Config{
 		Asks:  asks,
-		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button, Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
+		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		Identity: identityOf(o.identity),
 		Info: func() owner.BoxInfo {
 			if o.identity != nil {

@@ -10,8 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -29,9 +32,10 @@ type Config struct {
 	// Control pauses and resumes input and lists recent operations; nil
 	// until the control service exists (the pages then say so).
 	Control Controller
-	// Asks lists and decides the asks waiting for the owner and keeps the
-	// marks (what makes the box ask); nil: the pages offer no asks.
-	Asks Asks
+	// Asks is the control service whose asks the pages list and decide
+	// and whose marks (what makes the box ask) they keep; nil: the pages
+	// offer no asks.
+	Asks *control.Service
 	// Info describes the box for the Status and Connect pages; nil shows
 	// blanks.
 	Info func() BoxInfo
@@ -42,13 +46,15 @@ type Config struct {
 	// remote entry (WhoIs); nil, or false, elsewhere. A visit from the
 	// linked login (Settings) is an owner session.
 	Visitor func(r *http.Request) (login string, ok bool)
-	// Button, when set, is the box's button: the claim page then also
-	// offers to claim the box by pressing it (proof of presence without
-	// the setup code). nil: claims take the setup code only.
-	Button Button
+	// Button, when set, carries the presses of the box's button: the
+	// claim page then also offers to claim the box by pressing it (proof
+	// of presence without the setup code); a short press ([panel.Press])
+	// confirms the claim that waits for one. The pages read it until it
+	// is closed. nil: claims take the setup code only.
+	Button <-chan panel.Event
 	// Updater installs signed update bundles from the Settings page; nil
 	// when the box does not update itself (the page says so).
-	Updater Updater
+	Updater *update.Updater
 	// WiFi is the box's Wi-Fi radio and setup network for the Settings
 	// page; nil when the box has none (the page says so).
 	WiFi WiFi

@@ -13,13 +13,6 @@ import (
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
-// Button is the box's button as the claim page uses it: a short press
-// ([panel.Press]) confirms the claim that waits for one. A [panel.Panel]
-// satisfies it; the pages read Events until the channel is closed.
-type Button interface {
-	Events() <-chan panel.Event
-}
-
 // Claims by the button.
 const (
 	// buttonWait is how long a claim waits for the press.
@@ -67,9 +60,8 @@ func (p *Pages) watchButton() {
 		return
 	}
 	p.presence = &presence{}
-	events := p.cfg.Button.Events()
 	go func() {
-		for ev := range events {
+		for ev := range p.cfg.Button {
 			if ev.Kind == panel.Press {
 				p.pressed(context.Background(), ev.At)
 			}

@@ -25,7 +25,14 @@ func newButton(t *testing.T) *fakeButton {
 	return b
 }
 
-func (b *fakeButton) Events() <-chan panel.Event { return b.ch }
+// events is the presses the pages read (Config.Button); nil without a
+// button.
+func (b *fakeButton) events() <-chan panel.Event {
+	if b == nil {
+		return nil
+	}
+	return b.ch
+}
 
 // press presses the button and returns once the pages have handled the
 // press: they read events one at a time, so the second send completes

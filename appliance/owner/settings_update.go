@@ -21,19 +21,6 @@ const UpdateUploadPath = "/settings/update"
 // may list, its boot files and the tar framing.
 const maxBundle = 2<<30 + 256<<20
 
-// Updater is what the Settings page needs from the box's updater
-// (update.Updater, through an adapter in the appliance package).
-type Updater interface {
-	// Install installs the bundle read from r.
-	Install(ctx context.Context, r io.Reader, opts update.Options) error
-	// Fetch installs the bundle at a URL.
-	Fetch(ctx context.Context, rawURL string, opts update.Options) error
-	// Progress is the running or last install.
-	Progress() update.Progress
-	// Status is the running version, the slots and the last update.
-	Status() (update.Status, error)
-}
-
 // updateView is the Settings page's update section.
 type updateView struct {
 	Available bool
