@@ -12,7 +12,13 @@
 // with the passphrase; the session lives in the __Host-openlolo cookie
 // (Secure, HttpOnly, SameSite=Strict; 12 hours idle, 7 days at most) and
 // only its SHA-256 is stored. Every POST must come from the page's own
-// origin and carry the session's CSRF token.
+// origin and carry the session's CSRF token (or, on the claim and login
+// forms, the pre-session token).
+//
+// One route table (routes.go) names every path, who may call it (anyone,
+// the claim and login forms, the owner's pages and assets, the owner's
+// update upload) and its handler; the table's guard runs those checks
+// once for every route, [net/http.CrossOriginProtection] included.
 //
 // The pages are Status (box, phone, live screenshot, control holder,
 // pause and resume), Access (pending client requests to approve or deny,
