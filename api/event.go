@@ -29,11 +29,11 @@ type FrameEvent struct {
 
 // PhoneEvent: the phone was attached or detached or its geometry changed.
 type PhoneEvent struct {
-	Event         string `json:"event"`
-	State         string `json:"state"`
-	Width         int    `json:"width"`
-	Height        int    `json:"height"`
-	GeometryEpoch string `json:"geometry_epoch"`
+	Event         string     `json:"event"`
+	State         PhoneState `json:"state"`
+	Width         int        `json:"width"`
+	Height        int        `json:"height"`
+	GeometryEpoch string     `json:"geometry_epoch"`
 }
 
 // ControlEvent: control was acquired, renewed, released or lapsed, or

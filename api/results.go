@@ -24,15 +24,15 @@ type BoxInfo struct {
 
 // PhoneStatus is the phone as openlolo_status reports it.
 type PhoneStatus struct {
-	Backend       string   `json:"backend"`
-	Model         string   `json:"model"`
-	Platform      Platform `json:"platform"`
-	Ready         bool     `json:"ready"`
-	State         string   `json:"state" desc:"ready, no_udc, not_configured, no_video, detached or closed."`
-	Reason        string   `json:"reason" desc:"Why the phone is not ready, as a sentence."`
-	Width         int      `json:"width"`
-	Height        int      `json:"height"`
-	GeometryEpoch string   `json:"geometry_epoch"`
+	Backend       Backend    `json:"backend"`
+	Model         string     `json:"model"`
+	Platform      Platform   `json:"platform"`
+	Ready         bool       `json:"ready"`
+	State         PhoneState `json:"state" desc:"ready, no_udc, not_configured, no_video, detached, closed, pairing, no_usbmuxd, no_tunnel, developer_mode_off or ddi_not_mounted."`
+	Reason        string     `json:"reason" desc:"Why the phone is not ready, as a sentence."`
+	Width         int        `json:"width"`
+	Height        int        `json:"height"`
+	GeometryEpoch string     `json:"geometry_epoch"`
 }
 
 // Lease is who holds control.
@@ -62,7 +62,7 @@ type RemoteEntry struct {
 // CapabilitiesResult is openlolo_capabilities's result.
 type CapabilitiesResult struct {
 	Platform    Platform            `json:"platform"`
-	Backend     string              `json:"backend"`
+	Backend     Backend             `json:"backend"`
 	Keyboard    bool                `json:"keyboard"`
 	Touch       bool                `json:"touch"`
 	Screenshot  bool                `json:"screenshot"`
@@ -173,14 +173,14 @@ type AppsResult struct {
 
 // DeviceInfoResult is openlolo_device_info's result.
 type DeviceInfoResult struct {
-	Model        string   `json:"model"`
-	Platform     Platform `json:"platform"`
-	Backend      string   `json:"backend"`
-	NativeWidth  int      `json:"native_width"`
-	NativeHeight int      `json:"native_height"`
-	Ready        bool     `json:"ready"`
-	State        string   `json:"state"`
-	Reason       string   `json:"reason"`
+	Model        string     `json:"model"`
+	Platform     Platform   `json:"platform"`
+	Backend      Backend    `json:"backend"`
+	NativeWidth  int        `json:"native_width"`
+	NativeHeight int        `json:"native_height"`
+	Ready        bool       `json:"ready"`
+	State        PhoneState `json:"state"`
+	Reason       string     `json:"reason"`
 }
 
 // Operation is the journal's record of one operation.

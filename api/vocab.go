@@ -1,6 +1,9 @@
 package api
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Tool is a tool's name.
 type Tool string
@@ -46,6 +49,10 @@ const (
 	ScopeOwnerAdmin   Scope = "owner:admin"
 )
 
+// ClientScopes lists the scopes a client may ask for, in the order the
+// box's metadata gives them.
+func ClientScopes() []Scope { return []Scope{ScopePhoneRead, ScopePhoneControl} }
+
 // Platform is the phone's operating system family.
 type Platform string
 
@@ -61,40 +68,56 @@ type KeyName string
 // Enum lists the key names: the named keys, a–z, 0–9 and f1–f12.
 func (KeyName) Enum() []string { return KeyNames() }
 
-// KeyNames lists the key names openlolo_key takes, in the order the schema
+// Keys with a word for a name; the rest of [KeyNames] are a–z, 0–9 and
+// f1–f12.
+const (
+	KeyEnter     KeyName = "enter"
+	KeyEscape    KeyName = "escape"
+	KeyBackspace KeyName = "backspace"
+	KeyTab       KeyName = "tab"
+	KeySpace     KeyName = "space"
+	KeyUp        KeyName = "up"
+	KeyDown      KeyName = "down"
+	KeyLeft      KeyName = "left"
+	KeyRight     KeyName = "right"
+	KeyDelete    KeyName = "delete"
+	KeyHome      KeyName = "home"
+	KeyEnd       KeyName = "end"
+	KeyPageUp    KeyName = "pageup"
+	KeyPageDown  KeyName = "pagedown"
+)
+
+// FunctionKeys is how many function keys there are (f1 to f12).
+const FunctionKeys = 12
+
+// WordKeys lists the keys with a word for a name, in the order the schema
 // gives them.
+func WordKeys() []KeyName {
+	return []KeyName{KeyEnter, KeyEscape, KeyBackspace, KeyTab, KeySpace, KeyUp, KeyDown, KeyLeft, KeyRight,
+		KeyDelete, KeyHome, KeyEnd, KeyPageUp, KeyPageDown}
+}
+
+// KeyNames lists the key names openlolo_key takes, in the order the schema
+// gives them: the [WordKeys], a–z, 0–9 and f1–f12.
 func KeyNames() []string {
-	names := []string{"enter", "escape", "backspace", "tab", "space", "up", "down", "left", "right",
-		"delete", "home", "end", "pageup", "pagedown"}
+	var names []string
+	for _, k := range WordKeys() {
+		names = append(names, string(k))
+	}
 	for c := 'a'; c <= 'z'; c++ {
 		names = append(names, string(c))
 	}
 	for c := '0'; c <= '9'; c++ {
 		names = append(names, string(c))
 	}
-	for i := 1; i <= 12; i++ {
+	for i := 1; i <= FunctionKeys; i++ {
 		names = append(names, "f"+strconv.Itoa(i))
 	}
 	return names
 }
 
 // IsKey reports whether name (lower case) is one of [KeyNames].
-func IsKey(name string) bool {
-	switch name {
-	case "enter", "escape", "backspace", "tab", "space", "up", "down", "left", "right",
-		"delete", "home", "end", "pageup", "pagedown":
-		return true
-	}
-	if len(name) == 1 {
-		c := name[0]
-		return c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-	}
-	if len(name) >= 2 && name[0] == 'f' {
-		n, err := strconv.Atoi(name[1:])
-		return err == nil && n >= 1 && n <= 12 && name[1] != '0'
-	}
-	return false
-}
+func IsKey(name string) bool { return slices.Contains(KeyNames(), name) }
 
 // Modifier is a key held during openlolo_key. Cmd is the GUI key (⌘ on
 // iOS, Meta on Android).

@@ -3,7 +3,7 @@ package appliance
 import (
 	"encoding/pem"
 
-	"github.com/openlolo/openlolo/appliance/mcp"
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/owner"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
@@ -12,8 +12,7 @@ import (
 func (b *Box) Info() owner.BoxInfo {
 	id := b.id.Load()
 	return owner.BoxInfo{
-		Name:             id.name,
-		Version:          b.cfg.Version,
+		BoxInfo:          api.BoxInfo{Name: id.name, Version: b.cfg.Version},
 		Fingerprint:      id.cert.Fingerprint(),
 		FingerprintColon: id.cert.FingerprintColon(),
 		SPKIPin:          id.cert.SPKIPin(),
@@ -28,13 +27,16 @@ func (b *Box) Name() string { return b.id.Load().name }
 // Cert is the LAN certificate the box presents now.
 func (b *Box) Cert() *boxtls.Cert { return b.id.Load().cert }
 
-// mcpInfo is what openlolo_status says about the box, the remote entry's
-// state included.
-func (b *Box) mcpInfo() mcp.BoxInfo {
-	info := mcp.BoxInfo{Name: b.Name(), Version: b.cfg.Version}
-	if tn := b.Remote(); tn != nil {
-		st := tn.Status()
-		info.Remote = &mcp.RemoteEntry{State: st.State, Reason: st.Reason, URL: tn.Issuer()}
+// boxInfo names the box as the contract does (openlolo_status).
+func (b *Box) boxInfo() api.BoxInfo { return api.BoxInfo{Name: b.Name(), Version: b.cfg.Version} }
+
+// remoteEntry is the remote entry's state as openlolo_status reports it;
+// nil when the box runs none.
+func (b *Box) remoteEntry() *api.RemoteEntry {
+	tn := b.Remote()
+	if tn == nil {
+		return nil
 	}
-	return info
+	st := tn.Status()
+	return &api.RemoteEntry{State: st.State, Reason: st.Reason, URL: tn.Issuer()}
 }

@@ -79,8 +79,8 @@ func (b *Box) routes() error {
 	}
 	b.mcp, err = mcp.New(mcp.Config{
 		Control: b.control,
-		Phone:   b.cfg.Phone,
-		Info:    b.mcpInfo,
+		Info:    b.boxInfo,
+		Remote:  b.remoteEntry,
 		Logger:  b.log.With("service", "mcp"),
 	})
 	if err != nil {

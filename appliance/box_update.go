@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
 	boxtls "github.com/openlolo/openlolo/tls"
@@ -109,7 +110,7 @@ func (b *Box) selfChecks() []update.Check {
 			})
 		}},
 		{Name: "the phone backend runs", Run: func(context.Context) error {
-			if st := b.cfg.Phone.State(); st.Code == "closed" || b.cfg.Phone.Info().Backend == "" {
+			if st := b.cfg.Phone.State(); st.Code == api.StateClosed || b.cfg.Phone.Info().Backend == "" {
 				return fmt.Errorf("phone backend %q: %s", b.cfg.Phone.Info().Backend, st.Reason)
 			}
 			return nil

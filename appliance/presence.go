@@ -194,7 +194,7 @@ func (b *Box) ledState(ctx context.Context) ledView {
 		return ledView{panel.SlowBlink, "unclaimed"}
 	}
 	if st := b.cfg.Phone.State(); !st.Ready {
-		return ledView{panel.FastBlink, "phone: " + st.Code}
+		return ledView{panel.FastBlink, "phone: " + string(st.Code)}
 	}
 	if pending {
 		return ledView{panel.SlowBlink, "approval or ask waiting"}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 
@@ -125,7 +126,9 @@ func Pair(ctx context.Context, box string, opts PairOptions) (Box, error) {
 	}
 	scopes := opts.Scopes
 	if len(scopes) == 0 {
-		scopes = []string{"phone:read", "phone:control"}
+		for _, s := range api.ClientScopes() {
+			scopes = append(scopes, string(s))
+		}
 	}
 	form := url.Values{"client_name": {name}, "scope": {strings.Join(scopes, " ")}}
 	if prev, err := st.Get(u); err == nil && prev.ClientID != "" {

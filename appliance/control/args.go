@@ -119,7 +119,7 @@ func checkButton(b api.Button) (phone.Button, *Error) {
 	if !slices.Contains(b.Enum(), lower) {
 		return "", api.Errorf(api.CodeUnsupportedButton, "button %q is not one of %s", api.Clip(string(b)), strings.Join(b.Enum(), ", "))
 	}
-	return phone.Button(lower), nil
+	return api.Button(lower), nil
 }
 
 // findApp resolves a bundle id or display name in the catalog.

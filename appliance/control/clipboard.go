@@ -14,6 +14,16 @@ import (
 // and reads the clipboard and has a keyboard to paste with), and why not.
 func ClipboardOffered(info phone.Info) (bool, string) { return phone.CanPaste(info) }
 
+// Unoffered lists the tools the phone cannot do, which tools/list leaves
+// out (a call still gets the verb's UNSUPPORTED answer): the clipboard
+// tools unless [ClipboardOffered].
+func (s *Service) Unoffered() []api.Tool {
+	if ok, _ := ClipboardOffered(s.ph.Info()); !ok {
+		return []api.Tool{api.ToolSendText, api.ToolClipboard}
+	}
+	return nil
+}
+
 // clipboardCapability is what openlolo_capabilities says about the
 // clipboard tools.
 func clipboardCapability(info phone.Info) api.ClipboardCapability {

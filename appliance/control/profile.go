@@ -33,7 +33,7 @@ func (s *Service) AppProfiles(ctx context.Context, c Client, a api.AppProfilesAr
 		return reply(Fail[api.AppProfilesResult](e))
 	}
 	info := s.ph.Info()
-	platform := api.Platform(info.Platform)
+	platform := info.Platform
 	q := strings.ToLower(strings.TrimSpace(a.Query))
 	res := &api.AppProfilesResult{Platform: platform, Profiles: []api.AppProfileSummary{}, Query: a.Query}
 	for _, p := range s.profiles.Current().List(platform) {
@@ -111,7 +111,7 @@ func (s *Service) OpenLink(ctx context.Context, c Client, a api.OpenLinkArgs) Re
 		return refuseInput[api.OpenLinkResult](e)
 	}
 	info := s.ph.Info()
-	if p.Platform != api.Platform(info.Platform) {
+	if p.Platform != info.Platform {
 		return refuseInput[api.OpenLinkResult](api.Errorf(api.CodeUnsupported, "%s's profile is for %s; the phone runs %s", p.BundleID, p.Platform, info.Platform))
 	}
 	u, e := profiles.Build(p, a.Link, a.Params)

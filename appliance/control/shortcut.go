@@ -22,7 +22,7 @@ const (
 // button, or an edge gesture (iOS's app switcher: up from the bottom edge
 // and hold; Android's notifications: down from the top edge).
 func shortcutRun(info phone.Info, sc api.Shortcut) func(ctx context.Context, ph phone.Phone) (phone.Report, error) {
-	if !slices.Contains(api.Shortcuts(api.Platform(info.Platform)), sc) {
+	if !slices.Contains(api.Shortcuts(info.Platform), sc) {
 		return nil
 	}
 	key := func(name string) func(context.Context, phone.Phone) (phone.Report, error) {
@@ -81,7 +81,7 @@ func shortcutRun(info phone.Info, sc api.Shortcut) func(ctx context.Context, ph 
 // order.
 func shortcuts(info phone.Info) []api.Shortcut {
 	out := []api.Shortcut{}
-	for _, sc := range api.Shortcuts(api.Platform(info.Platform)) {
+	for _, sc := range api.Shortcuts(info.Platform) {
 		if shortcutRun(info, sc) != nil {
 			out = append(out, sc)
 		}

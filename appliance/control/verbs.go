@@ -49,7 +49,7 @@ func (s *Service) Status(ctx context.Context, c Client, _ api.StatusArgs) Reply[
 	s.lapseLocked()
 	res := &api.StatusResult{Control: s.leaseLocked(c), Paused: s.paused}
 	s.mu.Unlock()
-	res.Phone = api.PhoneStatus{Backend: info.Backend, Model: info.Model, Platform: api.Platform(info.Platform),
+	res.Phone = api.PhoneStatus{Backend: info.Backend, Model: info.Model, Platform: info.Platform,
 		Ready: st.Ready, State: st.Code, Reason: st.Reason, Width: st.Geometry.Width, Height: st.Geometry.Height,
 		GeometryEpoch: api.FormatEpoch(st.Geometry.Epoch)}
 	res.CallsLeft = s.CallsLeft(c)
@@ -62,10 +62,7 @@ func (s *Service) Capabilities(ctx context.Context, c Client, _ api.Capabilities
 		return reply(Fail[api.CapabilitiesResult](e))
 	}
 	info := s.ph.Info()
-	buttons := []api.Button{}
-	for _, b := range info.Buttons {
-		buttons = append(buttons, api.Button(b))
-	}
+	buttons := append([]api.Button{}, info.Buttons...)
 	schemes := []string{"http", "https"}
 	if info.Can.OpenURL {
 		schemes = []string{"*"}
@@ -79,7 +76,7 @@ func (s *Service) Capabilities(ctx context.Context, c Client, _ api.Capabilities
 		mods = append(mods, api.Modifier(m))
 	}
 	return reply(OK(&api.CapabilitiesResult{
-		Platform: api.Platform(info.Platform), Backend: info.Backend,
+		Platform: info.Platform, Backend: info.Backend,
 		Keyboard: info.Keyboard, Touch: info.Touch, Screenshot: info.Screenshot,
 		Buttons: buttons, Keys: api.KeyNames(), Modifiers: mods,
 		TypeText: api.TextCapability{MaxChars: api.MaxText, Charset: "printable US ASCII"},
@@ -138,7 +135,7 @@ func (s *Service) DeviceInfo(ctx context.Context, c Client, _ api.DeviceInfoArgs
 		return reply(Fail[api.DeviceInfoResult](e))
 	}
 	info, st := s.ph.Info(), s.ph.State()
-	return reply(OK(&api.DeviceInfoResult{Model: info.Model, Platform: api.Platform(info.Platform),
+	return reply(OK(&api.DeviceInfoResult{Model: info.Model, Platform: info.Platform,
 		Backend: info.Backend, NativeWidth: info.Native.X, NativeHeight: info.Native.Y,
 		Ready: st.Ready, State: st.Code, Reason: st.Reason}))
 }

@@ -41,7 +41,7 @@ func TestAsksGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := New(Config{Control: ctl, Phone: ph, Info: func() BoxInfo { return BoxInfo{Name: "openlolo-golden", Version: "golden"} }})
+		h, err := New(Config{Control: ctl, Info: func() api.BoxInfo { return api.BoxInfo{Name: "openlolo-golden", Version: "golden"} }})
 		if err != nil {
 			t.Fatal(err)
 		}

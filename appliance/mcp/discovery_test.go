@@ -37,7 +37,7 @@ func discoveryHandler(t *testing.T) *mcp.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.New(mcp.Config{Control: ctl, Phone: ph, Info: func() mcp.BoxInfo { return mcp.BoxInfo{Name: "openlolo-test", Version: "v1.2.3"} }})
+	h, err := mcp.New(mcp.Config{Control: ctl, Info: func() api.BoxInfo { return api.BoxInfo{Name: "openlolo-test", Version: "v1.2.3"} }})
 	if err != nil {
 		t.Fatal(err)
 	}

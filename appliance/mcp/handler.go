@@ -3,50 +3,38 @@ package mcp
 import (
 	"context"
 	"errors"
-	"github.com/openlolo/openlolo/api"
 	"log/slog"
 	"net/http"
 	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
-	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // MaxBody is the largest request body /mcp accepts; larger is 413.
 const MaxBody = api.MaxBody
 
-// BoxInfo is what openlolo_status says about the box itself.
-type BoxInfo struct {
-	Name, Version string
-	// Remote is the remote (tailnet) entry as openlolo_status reports it;
-	// nil when the box runs none.
-	Remote *RemoteEntry
-}
-
-// RemoteEntry is the state of the box's remote entry, so an agent can tell
-// why it cannot reach the box from outside the LAN.
-type RemoteEntry struct {
-	State  string // starting, needs_login, running, stopped, …
-	Reason string // why it is not running, as a sentence; "" when it is
-	URL    string // https://<name>.<tailnet>.ts.net once the node knows it
-}
-
 // Config configures a Handler.
 type Config struct {
 	Control *control.Service
-	Phone   phone.Phone
-	Info    func() BoxInfo
-	Logger  *slog.Logger
+	// Info names the box in openlolo_status, the server card and
+	// llms.txt; nil names it "openlolo".
+	Info func() api.BoxInfo
+	// Remote is the box's remote (tailnet) entry as openlolo_status
+	// reports it, so an agent can tell why it cannot reach the box from
+	// outside the LAN; nil, or a nil answer, when the box runs none.
+	Remote func() *api.RemoteEntry
+	Logger *slog.Logger
 }
 
 // Handler is the /mcp endpoint.
 type Handler struct {
 	ctl    *control.Service
-	ph     phone.Phone
-	info   func() BoxInfo
+	info   func() api.BoxInfo
+	remote func() *api.RemoteEntry
 	log    *slog.Logger
 	server *sdk.Server
 	http   *sdk.StreamableHTTPHandler
@@ -57,13 +45,16 @@ type Handler struct {
 
 // New builds the endpoint and its tool catalog.
 func New(cfg Config) (*Handler, error) {
-	if cfg.Control == nil || cfg.Phone == nil {
-		return nil, errors.New("mcp: new: Control and Phone are required")
+	if cfg.Control == nil {
+		return nil, errors.New("mcp: new: Control is required")
 	}
-	h := &Handler{ctl: cfg.Control, ph: cfg.Phone, info: cfg.Info, log: cfg.Logger,
+	h := &Handler{ctl: cfg.Control, info: cfg.Info, remote: cfg.Remote, log: cfg.Logger,
 		tools: map[string]*tool{}, images: newImageCache(8)}
 	if h.info == nil {
-		h.info = func() BoxInfo { return BoxInfo{Name: "openlolo"} }
+		h.info = func() api.BoxInfo { return api.BoxInfo{Name: "openlolo"} }
+	}
+	if h.remote == nil {
+		h.remote = func() *api.RemoteEntry { return nil }
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -120,8 +111,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // offeredTools is the catalog without the tools this phone cannot do.
 func (h *Handler) offeredTools() []*tool {
-	info := h.ph.Info()
-	return slices.DeleteFunc(slices.Clone(h.list), func(t *tool) bool { return t.offered != nil && !t.offered(info) })
+	skip := h.ctl.Unoffered()
+	return slices.DeleteFunc(slices.Clone(h.list), func(t *tool) bool { return slices.Contains(skip, t.name) })
 }
 
 // filterToolsList narrows tools/list to the tools the caller may call and
@@ -137,11 +128,11 @@ func (h *Handler) filterToolsList(next sdk.MethodHandler) sdk.MethodHandler {
 			return res, err
 		}
 		caller, _ := oauth.CallerFrom(ctx)
-		info := h.ph.Info()
+		skip := h.ctl.Unoffered()
 		out := *list
 		out.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *sdk.Tool) bool {
 			tt := h.tools[t.Name]
-			return tt == nil || !caller.Has(string(tt.scope)) || (tt.offered != nil && !tt.offered(info))
+			return tt == nil || !caller.Has(string(tt.scope)) || slices.Contains(skip, tt.name)
 		})
 		return &out, nil
 	}

@@ -49,7 +49,8 @@ type boxOpts struct {
 	phone  phone.Phone
 	limits control.Limits
 	clock  *controltest.Clock
-	info   func() mcp.BoxInfo
+	info   func() api.BoxInfo
+	remote func() *api.RemoteEntry
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
@@ -69,9 +70,9 @@ func newBox(t testing.TB, o boxOpts) *box {
 		t.Fatal(err)
 	}
 	if o.info == nil {
-		o.info = func() mcp.BoxInfo { return mcp.BoxInfo{Name: "openlolo-test", Version: "test"} }
+		o.info = func() api.BoxInfo { return api.BoxInfo{Name: "openlolo-test", Version: "test"} }
 	}
-	h, err := mcp.New(mcp.Config{Control: ctl, Phone: o.phone, Info: o.info})
+	h, err := mcp.New(mcp.Config{Control: ctl, Info: o.info, Remote: o.remote})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func BenchmarkFullPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := New(Config{Control: ctl, Phone: ph})
+	h, err := New(Config{Control: ctl})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package mcp_test
 import (
 	"testing"
 
-	"github.com/openlolo/openlolo/appliance/mcp"
+	"github.com/openlolo/openlolo/api"
 )
 
 // openlolo_status says whether the box can be reached from outside the LAN
@@ -12,20 +12,18 @@ import (
 func TestStatusReportsRemoteEntry(t *testing.T) {
 	tests := []struct {
 		name   string
-		remote *mcp.RemoteEntry
+		remote *api.RemoteEntry
 		want   map[string]any
 	}{
 		{"no remote entry", nil, map[string]any{"state": "off", "url": ""}},
-		{"needs login", &mcp.RemoteEntry{State: "needs_login", Reason: "The box is not logged in to a tailnet."},
+		{"needs login", &api.RemoteEntry{State: "needs_login", Reason: "The box is not logged in to a tailnet."},
 			map[string]any{"state": "needs_login", "reason": "The box is not logged in to a tailnet.", "url": ""}},
-		{"running", &mcp.RemoteEntry{State: "running", URL: "https://openlolo-ab12.tail1.ts.net"},
+		{"running", &api.RemoteEntry{State: "running", URL: "https://openlolo-ab12.tail1.ts.net"},
 			map[string]any{"state": "running", "reason": "", "url": "https://openlolo-ab12.tail1.ts.net"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBox(t, boxOpts{info: func() mcp.BoxInfo {
-				return mcp.BoxInfo{Name: "openlolo-test", Version: "test", Remote: tt.remote}
-			}})
+			b := newBox(t, boxOpts{remote: func() *api.RemoteEntry { return tt.remote }})
 			cs := b.session(t, "agent", readScope)
 			_, st := call(t, cs, "openlolo_status", nil)
 			remote, ok := st["remote"].(map[string]any)

@@ -7,14 +7,13 @@ import (
 // status adds to openlolo_status's result (control's part) what mcp
 // knows about the box and the caller.
 func (h *Handler) status(c call, st *api.StatusResult) {
-	box := h.info()
-	st.Box = api.BoxInfo{Name: box.Name, Version: box.Version}
+	st.Box = h.info()
 	st.You = api.You{ClientID: c.caller.ClientID, ClientName: c.caller.ClientName, Scopes: c.caller.Scopes, Entry: c.caller.Entry}
 	if !c.caller.GrantExpires.IsZero() {
 		st.You.GrantExpiresMS = c.caller.GrantExpires.UnixMilli()
 	}
 	st.Remote = api.RemoteEntry{State: "off", Reason: "the box runs no remote entry (serve --tailnet, or the Settings page)"}
-	if r := box.Remote; r != nil {
-		st.Remote = api.RemoteEntry{State: r.State, Reason: r.Reason, URL: r.URL}
+	if r := h.remote(); r != nil {
+		st.Remote = *r
 	}
 }

@@ -58,7 +58,7 @@ func newSimBoxB(t testing.TB) *simBox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.New(mcp.Config{Control: ctl, Phone: ph})
+	h, err := mcp.New(mcp.Config{Control: ctl})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
-	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // call is one tool call as a tool sees it.
@@ -30,10 +31,6 @@ type spec struct {
 	scope       api.Scope
 	mutating    bool
 	ann         *sdk.ToolAnnotations
-	// offered, when set, says whether the phone can do the tool: when
-	// not, tools/list leaves it out (a call still gets the verb's
-	// UNSUPPORTED answer).
-	offered func(phone.Info) bool
 }
 
 // tool is one catalog entry: its spec, its argument and result types (the
@@ -117,27 +114,27 @@ func catalog() []*tool {
 		define(spec{name: api.ToolCapabilities, title: "What this phone can do", scope: r, ann: readAnn("What this phone can do"),
 			desc: "What the attached phone supports: keyboard, touch, screenshots, buttons, key names and modifiers, text limits, gesture ranges and screenshot formats. Use it before key or button calls on an unfamiliar phone."}, said[api.CapabilitiesResult]("Capabilities listed in the structured answer.")),
 		define(spec{name: api.ToolScreenshot, title: "Screenshot", scope: r, ann: readAnn("Screenshot"),
-			desc: "A picture of the phone's screen now, as an image block, with the frame_id and geometry_epoch that touch tools need (this becomes YOUR latest frame; other clients' screenshots never change it). format jpeg (default) or png; max_size bounds the longer side (128..4096, default 1536). CAPTURE_FAILED or PHONE_UNAVAILABLE: see openlolo_status."}, sayFrame),
+			desc: "A picture of the phone's screen now, as an image block, with the frame_id and geometry_epoch that touch tools need (this becomes YOUR latest frame; other clients' screenshots never change it). format jpeg (default) or png; max_size bounds the longer side (" + spanDefault(api.ToolScreenshot, "max_size") + "). CAPTURE_FAILED or PHONE_UNAVAILABLE: see openlolo_status."}, sayFrame),
 		define(spec{name: api.ToolApps, title: "Known apps", scope: r, ann: readAnn("Known apps"),
 			desc: "The apps this box can launch (bundle id and name), filtered by query (a case-insensitive part of the name or bundle id). openlolo_launch_app takes either."}, said[api.AppsResult]("Apps listed in the structured answer.")),
 		define(spec{name: api.ToolDeviceInfo, title: "Device info", scope: r, ann: readAnn("Device info"),
-			desc: "The phone's model, platform, screen size and backend (sim or gadget), and whether it is ready."}, said[api.DeviceInfoResult]("Device info in the structured answer.")),
+			desc: "The phone's model, platform, screen size and backend (" + words(api.Backends(), "or") + "), and whether it is ready."}, said[api.DeviceInfoResult]("Device info in the structured answer.")),
 		define(spec{name: api.ToolOperationStatus, title: "Operation status", scope: r, ann: readAnn("Operation status"),
 			desc: "The journal record of one of YOUR operations: tool, state (queued, dispatched, succeeded, failed, cancelled, outcome_unknown), error code and stored answer. Use it after a dropped connection or OUTCOME_UNKNOWN instead of replaying input. OPERATION_NOT_FOUND: no such operation of yours."}, sayOperation),
 		define(spec{name: api.ToolWatch, title: "Watch for events", scope: r, ann: readAnn("Watch for events"),
-			desc: "Long poll: returns what happened after cursor (without one: from now), holding up to wait_ms (default 25000, max 60000) until something does. Events: frame (the screen changed; at most one per 250 ms), control (acquired, renewed, released, lapsed, paused, resumed), phone (attached, detached, geometry), operation (your own operations' states), access (your grant revoked or expiring). Pass the returned cursor to the next call to get each event exactly once. CURSOR_EXPIRED: call again without a cursor."}, sayWatch),
+			desc: "Long poll: returns what happened after cursor (without one: from now), holding up to wait_ms (default " + def(api.ToolWatch, "wait_ms") + ", max " + most(api.ToolWatch, "wait_ms") + ") until something does. Events: frame (the screen changed; at most one per " + secs(api.FrameCoalesce) + "), control (acquired, renewed, released, lapsed, paused, resumed), phone (attached, detached, geometry), operation (your own operations' states), access (your grant revoked or expiring). Pass the returned cursor to the next call to get each event exactly once. CURSOR_EXPIRED: call again without a cursor."}, sayWatch),
 		define(spec{name: api.ToolPause, title: "Pause all input", scope: r, mutating: true, ann: controlAnn("Pause all input"),
 			desc: "Stops all input at once, for any client: queued inputs are cancelled, a running one is interrupted (OUTCOME_UNKNOWN), every key and touch is released, and input stays blocked until the control holder resumes (openlolo_control command=resume). Never rate-limited. Use it when anything looks wrong."}, said[api.PauseResult]("Input is paused; the control holder resumes it with openlolo_control command=resume.")),
 		define(spec{name: api.ToolTap, title: "Tap", scope: c, mutating: true, ann: inputAnn("Tap"),
 			desc: "Taps the screen at (x, y)." + frameDoc + auto + errsDoc}, sayInput[api.TapResult]("Tapped")),
 		define(spec{name: api.ToolLongPress, title: "Long press", scope: c, mutating: true, ann: inputAnn("Long press"),
-			desc: "Presses and holds at (x, y) for seconds (0.03..2, default 1)." + frameDoc + auto + errsDoc}, sayInput[api.LongPressResult]("Long-pressed")),
+			desc: "Presses and holds at (x, y) for seconds (" + spanDefault(api.ToolLongPress, "seconds") + ")." + frameDoc + auto + errsDoc}, sayInput[api.LongPressResult]("Long-pressed")),
 		define(spec{name: api.ToolSwipe, title: "Swipe", scope: c, mutating: true, ann: inputAnn("Swipe"),
-			desc: "Drags from (x, y) to (x2, y2) in seconds (0.03..2, default 0.6), then holds hold seconds (0..2; >0 stops scrolling momentum) before lifting." + frameDoc + auto + errsDoc}, sayInput[api.SwipeResult]("Swiped")),
+			desc: "Drags from (x, y) to (x2, y2) in seconds (" + spanDefault(api.ToolSwipe, "seconds") + "), then holds hold seconds (" + span(api.ToolSwipe, "hold") + "; >0 stops scrolling momentum) before lifting." + frameDoc + auto + errsDoc}, sayInput[api.SwipeResult]("Swiped")),
 		define(spec{name: api.ToolTypeText, title: "Type text", scope: c, mutating: true, ann: inputAnn("Type text"),
-			desc: "Types text on the phone's keyboard into the focused field: printable US ASCII only, up to 500 characters; anything else is UNSUPPORTED_TEXT before any key is sent. Tap the field first." + auto + errsDoc}, sayInput[api.TypeTextResult]("Typed the text")),
+			desc: "Types text on the phone's keyboard into the focused field: printable US ASCII only, up to " + most(api.ToolTypeText, "text") + " characters; anything else is UNSUPPORTED_TEXT before any key is sent. Tap the field first." + auto + errsDoc}, sayInput[api.TypeTextResult]("Typed the text")),
 		define(spec{name: api.ToolKey, title: "Press a key", scope: c, mutating: true, ann: inputAnn("Press a key"),
-			desc: "Presses one named key with optional modifiers: a–z, 0–9, enter, escape, backspace, tab, space, up, down, left, right, delete, home, end, pageup, pagedown, f1–f12; modifiers ctrl, shift, alt, cmd (e.g. key=space modifiers=[cmd] opens search on iOS). UNSUPPORTED_KEY: not a known key." + auto + errsDoc}, sayInput[api.KeyResult]("Pressed the key")),
+			desc: "Presses one named key with optional modifiers: a–z, 0–9, " + words(api.WordKeys(), "") + ", f1–f" + strconv.Itoa(api.FunctionKeys) + "; modifiers " + strings.Join(api.Modifier("").Enum(), ", ") + " (e.g. key=space modifiers=[cmd] opens search on iOS). UNSUPPORTED_KEY: not a known key." + auto + errsDoc}, sayInput[api.KeyResult]("Pressed the key")),
 		define(spec{name: api.ToolButton, title: "Press a button", scope: c, mutating: true, ann: inputAnn("Press a button"),
 			desc: "Presses a hardware or system button: home, lock, volume_up, volume_down, mute; back and app_switch on Android only (UNSUPPORTED_BUTTON elsewhere)." + auto + errsDoc}, sayInput[api.ButtonResult]("Pressed the button")),
 		define(spec{name: api.ToolLaunchApp, title: "Launch an app", scope: c, mutating: true, ann: inputAnn("Launch an app"),
@@ -145,11 +142,11 @@ func catalog() []*tool {
 		define(spec{name: api.ToolOpenURL, title: "Open a URL", scope: c, mutating: true, ann: inputAnn("Open a URL"),
 			desc: "Opens an http or https URL in Safari (typed into its address bar). Other schemes are UNSUPPORTED on this box." + auto + errsDoc}, sayInput[api.OpenURLResult]("Opened the URL")),
 		define(spec{name: api.ToolControl, title: "Control lease", scope: c, mutating: true, ann: controlAnn("Control lease"),
-			desc: "Manages control of the phone: acquire (take it when free; CONTROL_BUSY when another client holds it), renew, release (free it when you are done), resume (continue after a pause; takes control if free). Control lapses after 90 s without a control call. Acquire does not resume a pause."}, sayControl),
+			desc: "Manages control of the phone: acquire (take it when free; CONTROL_BUSY when another client holds it), renew, release (free it when you are done), resume (continue after a pause; takes control if free). Control lapses after " + secs(api.LeaseTime) + " without a control call. Acquire does not resume a pause."}, sayControl),
 		define(spec{name: api.ToolCancel, title: "Cancel an operation", scope: c, mutating: true, ann: controlAnn("Cancel an operation"),
 			desc: "Stops one of YOUR queued or running operations (target = its operation_id). A queued one is cancelled before it reaches the phone; a running one ends OUTCOME_UNKNOWN. OPERATION_NOT_FOUND: no such operation of yours."}, said[api.CancelResult]("Cancel requested; openlolo_operation_status shows the target's final state.")),
 		define(spec{name: api.ToolShortcut, title: "Shortcut", scope: c, mutating: true, ann: inputAnn("Shortcut"),
-			desc: "Performs a named shortcut of the phone's platform: iOS home, spotlight, select_all, copy, paste, undo, app_switcher; Android home, back, recents, notifications (openlolo_capabilities lists this phone's). UNSUPPORTED: not a shortcut of this phone." + auto + errsDoc}, sayInput[api.ShortcutResult]("Performed the shortcut")),
+			desc: "Performs a named shortcut of the phone's platform: iOS " + words(api.Shortcuts(api.PlatformIOS), "") + "; Android " + words(api.Shortcuts(api.PlatformAndroid), "") + " (openlolo_capabilities lists this phone's). UNSUPPORTED: not a shortcut of this phone." + auto + errsDoc}, sayInput[api.ShortcutResult]("Performed the shortcut")),
 		define(spec{name: api.ToolFindText, title: "Find text on the screen", scope: r, ann: readAnn("Find text on the screen"),
 			desc: "Reads the text on the phone's screen now (OCR): with query (case-insensitive), the pieces of text that contain it; without, every line top to bottom. Each has its text, confidence and box as fractions of the frame the answer names; that frame becomes YOUR latest, so tap center_x, center_y with its frame_id and geometry_epoch. Icons without words are not found: use openlolo_screenshot. UNSUPPORTED: this box has no OCR engine."}, sayFindText),
 		define(spec{name: api.ToolAppProfiles, title: "App profiles", scope: r, ann: readAnn("App profiles"),
@@ -159,17 +156,11 @@ func catalog() []*tool {
 		define(spec{name: api.ToolOpenLink, title: "Open an app's deep link", scope: c, mutating: true, ann: inputAnn("Open an app's deep link"),
 			desc: "Opens a deep link of an app's profile by name (link) with its parameters (params, by name): the box checks each value against its type, percent-encodes it and opens the URL as openlolo_open_url does (http and https through Safari; other schemes only where the phone opens any scheme, else UNSUPPORTED naming the app's web links). PROFILE_NOT_FOUND, LINK_NOT_FOUND, LINK_PARAMS: openlolo_app_profile lists the links and their parameters." + auto + errsDoc}, sayOpenLink),
 		define(spec{name: api.ToolFullPage, title: "Capture a whole page", scope: c, mutating: true, ann: inputAnn("Capture a whole page"),
-			desc: "Captures a page taller than the screen: the screen as it is, then drag after drag up the middle without momentum, until the page stops moving (its bottom) or max_pages (1..20, default 20) are taken. Each page's overlap with the one before is found in the pixels. output pages (default): one image block per page; stitched: one tall image of the whole page; both: the pages, then the stitched image. format jpeg or png; max_size bounds each page's longer side (128..2048, default 1536; the stitched image has a page's width); settle is the wait after each drag (0..5 s, default 0.7), after which the box captures until the picture holds still (up to 3 s); settle 0 captures at once. current is the frame on the screen now (YOUR latest): tap with its frame_id. Scroll to the top first (a tap on the status bar on iOS) to capture from the start." + auto + errsDoc}, sayFullPage),
-		define(spec{name: api.ToolSendText, title: "Paste text", scope: c, mutating: true, ann: inputAnn("Paste text"), offered: offersClipboard,
-			desc: "Pastes text into the focused field: any Unicode (accents, symbols, other scripts, emoji, newlines), 1..10,000 characters, through the phone's clipboard and its paste key (cmd+V on iOS). It REPLACES what the clipboard held (clipboard_replaced). Tap the field first. Prefer it over openlolo_type_text for content; use type_text where each keystroke matters (search as you type). Only on phones whose backend can set the clipboard (openlolo_capabilities clipboard.available)." + auto + errsDoc}, sayInput[api.SendTextResult]("Pasted the text")),
-		define(spec{name: api.ToolClipboard, title: "Read the clipboard", scope: r, ann: readAnn("Read the clipboard"), offered: offersClipboard,
+			desc: "Captures a page taller than the screen: the screen as it is, then drag after drag up the middle without momentum, until the page stops moving (its bottom) or max_pages (" + spanDefault(api.ToolFullPage, "max_pages") + ") are taken. Each page's overlap with the one before is found in the pixels. output pages (default): one image block per page; stitched: one tall image of the whole page; both: the pages, then the stitched image. format jpeg or png; max_size bounds each page's longer side (" + spanDefault(api.ToolFullPage, "max_size") + "; the stitched image has a page's width); settle is the wait after each drag (" + span(api.ToolFullPage, "settle") + " s, default " + def(api.ToolFullPage, "settle") + "), after which the box captures until the picture holds still (up to 3 s); settle 0 captures at once. current is the frame on the screen now (YOUR latest): tap with its frame_id. Scroll to the top first (a tap on the status bar on iOS) to capture from the start." + auto + errsDoc}, sayFullPage),
+		define(spec{name: api.ToolSendText, title: "Paste text", scope: c, mutating: true, ann: inputAnn("Paste text"),
+			desc: "Pastes text into the focused field: any Unicode (accents, symbols, other scripts, emoji, newlines), " + num(float64(bound(api.ToolSendText, "text").MinLen)) + ".." + grouped(bound(api.ToolSendText, "text").MaxLen) + " characters, through the phone's clipboard and its paste key (cmd+V on iOS). It REPLACES what the clipboard held (clipboard_replaced). Tap the field first. Prefer it over openlolo_type_text for content; use type_text where each keystroke matters (search as you type). Only on phones whose backend can set the clipboard (openlolo_capabilities clipboard.available)." + auto + errsDoc}, sayInput[api.SendTextResult]("Pasted the text")),
+		define(spec{name: api.ToolClipboard, title: "Read the clipboard", scope: r, ann: readAnn("Read the clipboard"),
 			desc: "What the phone's clipboard holds now, as text (after openlolo_send_text, or a copy on the phone). Only on phones whose backend can read the clipboard (openlolo_capabilities clipboard.available)."}, sayClipboard),
 	}
 }
 
-// offersClipboard: the clipboard tools need a backend that sets and reads
-// the clipboard and a keyboard to paste with.
-func offersClipboard(info phone.Info) bool {
-	ok, _ := control.ClipboardOffered(info)
-	return ok
-}

@@ -4,14 +4,17 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/openlolo/openlolo/api"
 )
 
-// Scopes a client may hold. OwnerAdmin belongs to the owner's session on the
-// box page and is never granted to a client.
+// Scopes a client may hold ([api.Scope], as the strings a grant stores).
+// OwnerAdmin belongs to the owner's session on the box page and is never
+// granted to a client.
 const (
-	ScopePhoneRead    = "phone:read"
-	ScopePhoneControl = "phone:control"
-	ScopeOwnerAdmin   = "owner:admin"
+	ScopePhoneRead    = string(api.ScopePhoneRead)
+	ScopePhoneControl = string(api.ScopePhoneControl)
+	ScopeOwnerAdmin   = string(api.ScopeOwnerAdmin)
 )
 
 // Caller is who made a request that passed the bearer check: the client,

@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/openlolo/openlolo/api"
 )
 
 // Life is how long a grant lasts, chosen by the owner at approval.
@@ -33,7 +35,13 @@ func (l Life) expiry(now time.Time) time.Time {
 }
 
 // clientScopes returns the scopes a client may ask for, in display order.
-func clientScopes() []string { return []string{ScopePhoneRead, ScopePhoneControl} }
+func clientScopes() []string {
+	var out []string
+	for _, s := range api.ClientScopes() {
+		out = append(out, string(s))
+	}
+	return out
+}
 
 // parseScope parses a space-separated scope parameter into a sorted,
 // de-duplicated list. An empty parameter means every client scope.

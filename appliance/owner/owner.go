@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/panel"
@@ -85,14 +86,14 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// BoxInfo describes the box on the Status and Connect pages.
+// BoxInfo describes the box on the Status and Connect pages: its name and
+// version as the contract gives them, and its LAN certificate.
 type BoxInfo struct {
-	Name             string // e.g. "openlolo-1a2b"
-	Version          string
-	Fingerprint      string // LAN certificate SHA-256, hex
-	FingerprintColon string // the same with colons, as browsers show it
-	SPKIPin          string // base64 SHA-256 of the public key (curl --pinnedpubkey)
-	Backend          string // phone backend name
+	api.BoxInfo                  // Name is e.g. "openlolo-1a2b"
+	Fingerprint      string      // LAN certificate SHA-256, hex
+	FingerprintColon string      // the same with colons, as browsers show it
+	SPKIPin          string      // base64 SHA-256 of the public key (curl --pinnedpubkey)
+	Backend          api.Backend // the phone backend
 	// CertPEM is the LAN certificate (public part only, PEM), served at
 	// CertificatePath for clients that trust the box by its certificate
 	// (NODE_EXTRA_CA_CERTS) rather than by a pin.

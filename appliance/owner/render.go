@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/openlolo/openlolo/api"
 )
 
 //go:embed templates/*.html
@@ -116,7 +118,7 @@ func (p *Pages) message(w http.ResponseWriter, r *http.Request, status int, head
 
 func (p *Pages) info() BoxInfo {
 	if p.cfg.Info == nil {
-		return BoxInfo{Name: "openlolo"}
+		return BoxInfo{BoxInfo: api.BoxInfo{Name: "openlolo"}}
 	}
 	i := p.cfg.Info()
 	if i.Name == "" {
@@ -212,12 +214,12 @@ func clock(t time.Time) string {
 
 // scopeWords says what a scope lets a client do.
 func scopeWords(s string) string {
-	switch s {
-	case "phone:read":
+	switch api.Scope(s) {
+	case api.ScopePhoneRead:
 		return "see the phone's screen and state"
-	case "phone:control":
+	case api.ScopePhoneControl:
 		return "tap, type and press buttons on the phone"
-	case "owner:admin":
+	case api.ScopeOwnerAdmin:
 		return "administer the box"
 	}
 	return s

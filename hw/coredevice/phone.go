@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -131,14 +132,14 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		Mux: &usbmux.Client{Socket: o.Socket}, Store: lockdown.Store{Dir: filepath.Join(o.StateDir, "coredevice")}, Now: o.Now,
 		Trust: func(err error) {
 			if errors.Is(err, lockdown.ErrPasscode) {
-				b.setState(phone.State{Code: "pairing", Problems: phone.ProblemSet(phone.NotTrusted), Reason: "Unlock the iPhone so it can ask to trust this box."}, phone.Detached)
+				b.setState(phone.State{Code: api.StatePairing, Problems: phone.ProblemSet(phone.NotTrusted), Reason: "Unlock the iPhone so it can ask to trust this box."}, phone.Detached)
 				return
 			}
-			b.setState(phone.State{Code: "pairing", Problems: phone.ProblemSet(phone.NotTrusted), Reason: "The iPhone asks Trust This Computer?: tap Trust and enter its passcode."}, phone.Detached)
+			b.setState(phone.State{Code: api.StatePairing, Problems: phone.ProblemSet(phone.NotTrusted), Reason: "The iPhone asks Trust This Computer?: tap Trust and enter its passcode."}, phone.Detached)
 		},
 	}
-	b.info = phone.Info{Backend: "coredevice", Platform: phone.IOS, Model: "iPhone", Screenshot: true, Can: native}
-	b.state = phone.State{Code: "detached", Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}
+	b.info = phone.Info{Backend: api.BackendCoreDevice, Platform: phone.IOS, Model: "iPhone", Screenshot: true, Can: native}
+	b.state = phone.State{Code: api.StateDetached, Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}
 	ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	b.wg.Add(1)
 	go b.run(ctx)
@@ -170,7 +171,7 @@ func (b *Backend) run(ctx context.Context) {
 			in.close()
 			c.Close()
 			if ctx.Err() == nil {
-				b.setState(phone.State{Code: "detached", Reason: "The iPhone went away (unplugged, restarted or locked up); waiting for it."}, phone.Detached)
+				b.setState(phone.State{Code: api.StateDetached, Reason: "The iPhone went away (unplugged, restarted or locked up); waiting for it."}, phone.Detached)
 			}
 		}
 		t := time.NewTimer(b.o.Retry)
@@ -185,7 +186,7 @@ func (b *Backend) run(ctx context.Context) {
 func (b *Backend) connect(ctx context.Context) (*Conn, error) {
 	devs, err := b.dialer.Mux.ListDevices(ctx)
 	if err != nil {
-		b.setState(phone.State{Code: "no_usbmuxd", Reason: "usbmuxd is not running, so no iPhone can be reached (" + err.Error() + ")."}, phone.Detached)
+		b.setState(phone.State{Code: api.StateNoUSBMuxd, Reason: "usbmuxd is not running, so no iPhone can be reached (" + err.Error() + ")."}, phone.Detached)
 		return nil, err
 	}
 	for _, d := range devs {
@@ -194,7 +195,7 @@ func (b *Backend) connect(ctx context.Context) (*Conn, error) {
 		}
 		c, err := b.dialer.Dial(ctx, d)
 		if err != nil {
-			st := phone.State{Code: "no_tunnel", Reason: "The box cannot open the iPhone's CoreDevice tunnel: " + err.Error()}
+			st := phone.State{Code: api.StateNoTunnel, Reason: "The box cannot open the iPhone's CoreDevice tunnel: " + err.Error()}
 			if errors.Is(err, lockdown.ErrUserDenied) {
 				st.Reason = "The iPhone's owner tapped Don't Trust. Unplug and plug the cable in again to be asked again."
 				st.Problems = phone.ProblemSet(phone.NotTrusted)
@@ -204,13 +205,13 @@ func (b *Backend) connect(ctx context.Context) (*Conn, error) {
 		}
 		return c, nil
 	}
-	b.setState(phone.State{Code: "detached", Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}, phone.Detached)
+	b.setState(phone.State{Code: api.StateDetached, Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}, phone.Detached)
 	return nil, errors.New("coredevice: no iPhone on USB")
 }
 
 // ready records what the new connection's phone is and can do.
 func (b *Backend) ready(ctx context.Context, c *Conn) {
-	info := phone.Info{Backend: "coredevice", Platform: phone.IOS, Screenshot: true, Can: native,
+	info := phone.Info{Backend: api.BackendCoreDevice, Platform: phone.IOS, Screenshot: true, Can: native,
 		Model: strings.TrimSpace(c.Info.ProductType + " (iOS " + c.Info.ProductVersion + ")")}
 	if supported(c) == nil {
 		info.Touch, info.Keyboard = true, true
@@ -239,7 +240,7 @@ func (b *Backend) ready(ctx context.Context, c *Conn) {
 		geo = phone.Geometry{Width: info.Native.X, Height: info.Native.Y, Epoch: geo.Epoch + 1}
 	}
 	b.mu.Unlock()
-	b.setState(phone.State{Ready: true, Code: "ready", Problems: InputProblems(c.Info.ProductVersion), Geometry: geo}, phone.Attached)
+	b.setState(phone.State{Ready: true, Code: api.StateReady, Problems: InputProblems(c.Info.ProductVersion), Geometry: geo}, phone.Attached)
 }
 
 func (b *Backend) setState(s phone.State, kind phone.EventKind) {
@@ -447,7 +448,7 @@ func (b *Backend) Close() error {
 		b.cancel()
 		b.wg.Wait()
 		b.mu.Lock()
-		b.state = phone.State{Code: "closed", Reason: "The backend was closed."}
+		b.state = phone.State{Code: api.StateClosed, Reason: "The backend was closed."}
 		b.mu.Unlock()
 		b.events.Close()
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/plist"
@@ -154,7 +155,7 @@ func (d *Dialer) RevealDeveloperMode(ctx context.Context, dev usbmux.Device) err
 // anything: Developer Mode, then the disk image.
 type Readiness struct {
 	Ready    bool
-	Code     string // "developer_mode_off", "ddi_not_mounted" when not Ready
+	Code     api.PhoneState // developer_mode_off or ddi_not_mounted when not Ready
 	Reason   string
 	Problems phone.Problems
 }
@@ -167,12 +168,12 @@ func checkReady(ctx context.Context, c *Conn, mount func(context.Context, *Conn)
 	input := InputProblems(c.Info.ProductVersion)
 	on, err := c.DeveloperMode(ctx)
 	if err == nil && !on {
-		return Readiness{Code: "developer_mode_off", Problems: input.With(phone.DeveloperModeOff),
+		return Readiness{Code: api.StateDeveloperModeOff, Problems: input.With(phone.DeveloperModeOff),
 			Reason: "Developer Mode is off on the iPhone: turn it on in Settings › Privacy & Security › Developer Mode; the phone restarts and asks you to confirm."}
 	}
 	mounted, err := c.DiskImageMounted(ctx)
 	if err != nil {
-		return Readiness{Code: "ddi_not_mounted", Problems: input.With(phone.DiskImageNotMounted),
+		return Readiness{Code: api.StateDDINotMounted, Problems: input.With(phone.DiskImageNotMounted),
 			Reason: "The box cannot ask the iPhone whether its developer disk image is mounted: " + err.Error()}
 	}
 	if mounted {
@@ -180,22 +181,22 @@ func checkReady(ctx context.Context, c *Conn, mount func(context.Context, *Conn)
 			// Mounted since the tunnel read the catalogue (by Xcode,
 			// or by us on an earlier check).
 			if err := c.Rediscover(ctx); err != nil {
-				return Readiness{Code: "ddi_not_mounted", Problems: input.With(phone.DiskImageNotMounted),
+				return Readiness{Code: api.StateDDINotMounted, Problems: input.With(phone.DiskImageNotMounted),
 					Reason: "The disk image is mounted, but the box could not read the phone's services again: " + err.Error()}
 			}
 		}
 		return Readiness{Ready: true, Problems: input}
 	}
 	if mount == nil {
-		return Readiness{Code: "ddi_not_mounted", Problems: input.With(phone.DiskImageNotMounted),
+		return Readiness{Code: api.StateDDINotMounted, Problems: input.With(phone.DiskImageNotMounted),
 			Reason: "The iPhone's developer disk image is not mounted, and this box has no disk image to mount (see the box page's help)."}
 	}
 	if err := mount(ctx, c); err != nil {
-		return Readiness{Code: "ddi_not_mounted", Problems: input.With(phone.DiskImageNotMounted),
+		return Readiness{Code: api.StateDDINotMounted, Problems: input.With(phone.DiskImageNotMounted),
 			Reason: "The box could not mount the iPhone's developer disk image (it needs the internet after every restart of the phone): " + err.Error()}
 	}
 	if err := c.Rediscover(ctx); err != nil {
-		return Readiness{Code: "ddi_not_mounted", Problems: input.With(phone.DiskImageNotMounted),
+		return Readiness{Code: api.StateDDINotMounted, Problems: input.With(phone.DiskImageNotMounted),
 			Reason: "The disk image is mounted, but the box could not read the phone's services again: " + err.Error()}
 	}
 	return Readiness{Ready: true, Problems: input}
@@ -226,7 +227,7 @@ func (b *Backend) await(ctx context.Context, c *Conn) bool {
 			continue
 		case <-c.Done():
 			if ctx.Err() == nil {
-				b.setState(phone.State{Code: "detached", Reason: "The iPhone went away (unplugged or restarting); waiting for it."}, phone.Detached)
+				b.setState(phone.State{Code: api.StateDetached, Reason: "The iPhone went away (unplugged or restarting); waiting for it."}, phone.Detached)
 			}
 		case <-ctx.Done():
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/capture"
 	"github.com/openlolo/openlolo/hw/input"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -226,20 +227,20 @@ func (p *Phone) compute() phone.State {
 	geo := p.state.Geometry
 	switch {
 	case p.closed:
-		return phone.State{Code: "closed", Reason: "the gadget backend is closed", Geometry: geo}
+		return phone.State{Code: api.StateClosed, Reason: "the gadget backend is closed", Geometry: geo}
 	case p.bound == nil:
-		return phone.State{Code: "no_udc", Problems: phone.ProblemSet(phone.NoUDC), Reason: "the box has no USB device controller: on a Pi 4/400/CM4 or Zero 2 W add dtoverlay=dwc2 to config.txt and connect the phone to the USB-C (OTG) port; a Pi 3 cannot be a USB device", Geometry: geo}
+		return phone.State{Code: api.StateNoUDC, Problems: phone.ProblemSet(phone.NoUDC), Reason: "the box has no USB device controller: on a Pi 4/400/CM4 or Zero 2 W add dtoverlay=dwc2 to config.txt and connect the phone to the USB-C (OTG) port; a Pi 3 cannot be a USB device", Geometry: geo}
 	}
 	if s := p.bound.State(); s != StateConfigured {
 		if s == "" {
 			s = "absent"
 		}
-		return phone.State{Code: "not_configured", Problems: phone.ProblemSet(phone.NotConfigured), Reason: fmt.Sprintf("the phone has not set up the box's USB device (state %q): connect the phone to the box's USB-C port with a data cable and unlock it", s), Geometry: geo}
+		return phone.State{Code: api.StateNotConfigured, Problems: phone.ProblemSet(phone.NotConfigured), Reason: fmt.Sprintf("the phone has not set up the box's USB device (state %q): connect the phone to the box's USB-C port with a data cable and unlock it", s), Geometry: geo}
 	}
 	if p.opts.Video == NoVideo || p.video == nil || !p.video.Online() {
-		return phone.State{Code: "no_video", Problems: phone.ProblemSet(phone.NoVideo), Reason: "no capture device: plug the HDMI capture adapter into a USB-A port and connect the phone's video out (USB-C DisplayPort or the Lightning AV adapter) to it", Geometry: geo}
+		return phone.State{Code: api.StateNoVideo, Problems: phone.ProblemSet(phone.NoVideo), Reason: "no capture device: plug the HDMI capture adapter into a USB-A port and connect the phone's video out (USB-C DisplayPort or the Lightning AV adapter) to it", Geometry: geo}
 	}
-	return phone.State{Ready: true, Code: "ready", Geometry: geo}
+	return phone.State{Ready: true, Code: api.StateReady, Geometry: geo}
 }
 
 // monitor follows the UDC and the capture device, retries what is
@@ -269,7 +270,7 @@ func (p *Phone) monitor(ctx context.Context) {
 			p.openVideo(ctx)
 		}
 		s := p.compute()
-		configured := s.Code == "ready" || s.Code == "no_video"
+		configured := s.Code == api.StateReady || s.Code == api.StateNoVideo
 		if configured && !wasConfigured {
 			// A (re)connected phone may think something is held.
 			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -314,7 +315,7 @@ func (p *Phone) Info() phone.Info {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return phone.Info{
-		Backend:    "gadget",
+		Backend:    api.BackendGadget,
 		Platform:   p.profile.Platform(),
 		Model:      fmt.Sprintf("USB gadget (%s)", p.profile),
 		Native:     image.Pt(p.state.Geometry.Width, p.state.Geometry.Height),
@@ -506,14 +507,14 @@ func (p *Phone) Close() error {
 		<-p.done
 		p.events.Close()
 		rctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		if d, e := p.input(); e == nil && p.State().Code != "not_configured" {
+		if d, e := p.input(); e == nil && p.State().Code != api.StateNotConfigured {
 			d.ReleaseAll(rctx)
 		}
 		cancel()
 		p.mu.Lock()
 		p.closed = true
 		w, b, v := p.writer, p.bound, p.video
-		p.state = phone.State{Code: "closed", Reason: "the gadget backend is closed"}
+		p.state = phone.State{Code: api.StateClosed, Reason: "the gadget backend is closed"}
 		p.mu.Unlock()
 		if w != nil {
 			w.Close()

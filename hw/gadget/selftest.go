@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -226,7 +227,7 @@ func waitUsable(ctx context.Context, p *Phone, d time.Duration) error {
 	events := p.Subscribe(ctx)
 	for {
 		st := p.State()
-		if st.Ready || st.Code == "no_video" {
+		if st.Ready || st.Code == api.StateNoVideo {
 			return nil
 		}
 		select {
@@ -251,7 +252,7 @@ func saveFrame(ctx context.Context, p *Phone, d time.Duration, dir string) (stri
 		select {
 		case <-ctx.Done():
 			reason := p.State().Reason
-			if p.State().Code != "no_video" {
+			if p.State().Code != api.StateNoVideo {
 				reason = err.Error()
 			}
 			return "", image.Point{}, fmt.Errorf("no frame within %v: %s", d, reason)

@@ -1,6 +1,9 @@
 package hid
 
-import "github.com/openlolo/openlolo/hw/phone"
+import (
+	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/hw/phone"
+)
 
 // CharKey returns the key and shift state that type c on a US keyboard.
 // ok is false for anything but printable ASCII (0x20..0x7e).
@@ -64,10 +67,8 @@ func CharKey(c byte) (k Key, shift bool, ok bool) {
 	return KeyNone, false, false
 }
 
-// NamedKey returns the key for one of the names in [phone.Key]'s doc:
-// "a"–"z", "0"–"9", "enter", "escape", "backspace", "tab", "space", "up",
-// "down", "left", "right", "delete", "home", "end", "pageup", "pagedown",
-// "f1"–"f12". Names are case-sensitive; ok is false for any other name.
+// NamedKey returns the key for one of [api.KeyNames]. Names are
+// case-sensitive; ok is false for any other name.
 func NamedKey(name string) (k Key, ok bool) {
 	if len(name) == 1 {
 		c := name[0]
@@ -77,34 +78,34 @@ func NamedKey(name string) (k Key, ok bool) {
 		}
 		return KeyNone, false
 	}
-	switch name {
-	case "enter":
+	switch api.KeyName(name) {
+	case api.KeyEnter:
 		return KeyEnter, true
-	case "escape":
+	case api.KeyEscape:
 		return KeyEscape, true
-	case "backspace":
+	case api.KeyBackspace:
 		return KeyBackspace, true
-	case "tab":
+	case api.KeyTab:
 		return KeyTab, true
-	case "space":
+	case api.KeySpace:
 		return KeySpace, true
-	case "up":
+	case api.KeyUp:
 		return KeyUp, true
-	case "down":
+	case api.KeyDown:
 		return KeyDown, true
-	case "left":
+	case api.KeyLeft:
 		return KeyLeft, true
-	case "right":
+	case api.KeyRight:
 		return KeyRight, true
-	case "delete":
+	case api.KeyDelete:
 		return KeyDelete, true
-	case "home":
+	case api.KeyHome:
 		return KeyHome, true
-	case "end":
+	case api.KeyEnd:
 		return KeyEnd, true
-	case "pageup":
+	case api.KeyPageUp:
 		return KeyPageUp, true
-	case "pagedown":
+	case api.KeyPageDown:
 		return KeyPageDown, true
 	}
 	if n, ok := fkey(name); ok {
@@ -113,7 +114,7 @@ func NamedKey(name string) (k Key, ok bool) {
 	return KeyNone, false
 }
 
-// fkey parses "f1".."f12".
+// fkey parses "f1".."f12" (api.FunctionKeys).
 func fkey(name string) (int, bool) {
 	if len(name) < 2 || len(name) > 3 || name[0] != 'f' || name[1] == '0' {
 		return 0, false
@@ -125,7 +126,7 @@ func fkey(name string) (int, bool) {
 		}
 		n = n*10 + int(c-'0')
 	}
-	if n < 1 || n > 12 {
+	if n < 1 || n > api.FunctionKeys {
 		return 0, false
 	}
 	return n, true

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"time"
+
+	"github.com/openlolo/openlolo/api"
 )
 
 // Phone is one attached phone as a backend drives it. Methods are safe for
@@ -56,8 +58,8 @@ type Phone interface {
 
 // Info is what a backend and its phone are and can do.
 type Info struct {
-	Backend  string   // "sim", "gadget", …
-	Platform Platform // ios or android
+	Backend  api.Backend // one of api.Backends
+	Platform Platform    // ios or android
 	Model    string   // human-readable model, e.g. "Simulated iPhone"
 	// Native is the phone's screen size in pixels as the backend sees it
 	// (for capture devices, the content rectangle).
@@ -115,13 +117,14 @@ func (i Info) HasButton(b Button) bool {
 	return false
 }
 
-// Platform is the phone's operating system family.
-type Platform string
+// Platform is the phone's operating system family: the contract's
+// [api.Platform].
+type Platform = api.Platform
 
 // Platforms.
 const (
-	IOS     Platform = "ios"
-	Android Platform = "android"
+	IOS     = api.PlatformIOS
+	Android = api.PlatformAndroid
 )
 
 // App is an installed or launchable app: its bundle or package id and the
@@ -135,11 +138,11 @@ type App struct {
 type State struct {
 	// Ready is true when input and screenshots should work.
 	Ready bool
-	// Code is a short machine word: "ready", "no_udc", "not_configured",
-	// "no_video", "detached", "closed"; on an iPhone over CoreDevice also
-	// "pairing", "no_usbmuxd", "no_tunnel", "developer_mode_off",
-	// "ddi_not_mounted".
-	Code string
+	// Code is a short machine word, one of [api.PhoneStates]: ready,
+	// detached, closed; the gadget's no_udc, not_configured, no_video;
+	// CoreDevice's pairing, no_usbmuxd, no_tunnel, developer_mode_off,
+	// ddi_not_mounted.
+	Code api.PhoneState
 	// Reason is a sentence for a person when not ready; empty when ready.
 	Reason string
 	// Problems are what the owner can fix, in the order to fix them: the
@@ -266,26 +269,24 @@ const (
 	Cmd
 )
 
-// Key is one named key with modifiers. Names: "a"–"z", "0"–"9", "enter",
-// "escape", "backspace", "tab", "space", "up", "down", "left", "right",
-// "delete", "home", "end", "pageup", "pagedown", "f1"–"f12".
+// Key is one named key with modifiers; Name is one of [api.KeyNames].
 type Key struct {
 	Name string
 	Mods Modifier
 }
 
-// Button is a hardware or system button.
-type Button string
+// Button is a hardware or system button: the contract's [api.Button].
+type Button = api.Button
 
 // Buttons. Back and AppSwitch exist on Android only.
 const (
-	Home       Button = "home"
-	Lock       Button = "lock"
-	VolumeUp   Button = "volume_up"
-	VolumeDown Button = "volume_down"
-	Mute       Button = "mute"
-	Back       Button = "back"
-	AppSwitch  Button = "app_switch"
+	Home       = api.ButtonHome
+	Lock       = api.ButtonLock
+	VolumeUp   = api.ButtonVolumeUp
+	VolumeDown = api.ButtonVolumeDown
+	Mute       = api.ButtonMute
+	Back       = api.ButtonBack
+	AppSwitch  = api.ButtonAppSwitch
 )
 
 // Report says how an input was delivered: how many HID reports were

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/input"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -280,7 +281,7 @@ func (p *Phone) Info() phone.Info {
 	apps := phoneApps(p.ui.apps)
 	p.mu.Unlock()
 	return phone.Info{
-		Backend:    "sim",
+		Backend:    api.BackendSim,
 		Platform:   phone.IOS,
 		Model:      "Simulated iPhone",
 		Native:     size,
@@ -332,9 +333,9 @@ func (p *Phone) State() phone.State {
 func (p *Phone) state() phone.State {
 	g := phone.Geometry{Width: p.ui.lay.size.X, Height: p.ui.lay.size.Y, Epoch: p.epoch}
 	if p.closed {
-		return phone.State{Code: "closed", Reason: "The simulated phone was closed.", Geometry: g}
+		return phone.State{Code: api.StateClosed, Reason: "The simulated phone was closed.", Geometry: g}
 	}
-	return phone.State{Ready: true, Code: "ready", Geometry: g}
+	return phone.State{Ready: true, Code: api.StateReady, Geometry: g}
 }
 
 // Screenshot returns the current picture, captured now. It renders only

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -134,7 +135,7 @@ func (p *Phone) SetSize(size image.Point) {
 func (p *Phone) Info() phone.Info {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return phone.Info{Backend: "sim", Platform: phone.IOS, Model: "Fake phone", Native: p.size,
+	return phone.Info{Backend: api.BackendSim, Platform: phone.IOS, Model: "Fake phone", Native: p.size,
 		Keyboard: true, Touch: true, Screenshot: true,
 		Buttons: []phone.Button{phone.Home, phone.Lock, phone.VolumeUp, phone.VolumeDown, phone.Mute}, Apps: p.apps,
 		Can: p.can}
@@ -144,7 +145,7 @@ func (p *Phone) Info() phone.Info {
 func (p *Phone) State() phone.State { p.mu.Lock(); defer p.mu.Unlock(); return p.stateLocked() }
 
 func (p *Phone) stateLocked() phone.State {
-	return phone.State{Ready: true, Code: "ready", Geometry: phone.Geometry{Width: p.size.X, Height: p.size.Y, Epoch: p.epoch}}
+	return phone.State{Ready: true, Code: api.StateReady, Geometry: phone.Geometry{Width: p.size.X, Height: p.size.Y, Epoch: p.epoch}}
 }
 
 // Screenshot implements phone.Phone: a picture whose colour follows the
