@@ -163,4 +163,3 @@ func catalog() []*tool {
 			desc: "What the phone's clipboard holds now, as text (after openlolo_send_text, or a copy on the phone). Only on phones whose backend can read the clipboard (openlolo_capabilities clipboard.available)."}, sayClipboard),
 	}
 }
-

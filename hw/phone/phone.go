@@ -60,7 +60,7 @@ type Phone interface {
 type Info struct {
 	Backend  api.Backend // one of api.Backends
 	Platform Platform    // ios or android
-	Model    string   // human-readable model, e.g. "Simulated iPhone"
+	Model    string      // human-readable model, e.g. "Simulated iPhone"
 	// Native is the phone's screen size in pixels as the backend sees it
 	// (for capture devices, the content rectangle).
 	Native image.Point
