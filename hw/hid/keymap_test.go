@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -78,6 +79,22 @@ func TestNamedKey(t *testing.T) {
 		if k != tt.k || ok != tt.ok {
 			t.Errorf("NamedKey(%q) = %#x, %v; want %#x, %v", tt.name, k, ok, tt.k, tt.ok)
 		}
+	}
+}
+
+// Every key name the contract lists has a key, each its own.
+func TestNamedKeyCoversTheContract(t *testing.T) {
+	seen := map[Key]string{}
+	for _, name := range api.KeyNames() {
+		k, ok := NamedKey(name)
+		if !ok {
+			t.Errorf("NamedKey(%q): api lists the key, the keyboard has none", name)
+			continue
+		}
+		if prev, dup := seen[k]; dup {
+			t.Errorf("NamedKey(%q) = NamedKey(%q) = %#x", name, prev, k)
+		}
+		seen[k] = name
 	}
 }
 
