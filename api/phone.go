@@ -30,6 +30,49 @@ func PhoneStates() []PhoneState {
 		StatePairing, StateNoUSBMuxd, StateNoTunnel, StateDeveloperModeOff, StateDDINotMounted}
 }
 
+// Problem is the stable code of one thing the owner can fix that keeps
+// the phone from doing all it could (the box page keys its walkthroughs
+// on it); [Problems] lists them in the order the owner fixes them.
+type Problem string
+
+// Problems a backend reports.
+const (
+	ProblemNoUDC               Problem = "no_udc"
+	ProblemNotConfigured       Problem = "not_configured"
+	ProblemNoVideo             Problem = "no_video"
+	ProblemNotTrusted          Problem = "not_trusted"
+	ProblemDeveloperModeOff    Problem = "developer_mode_off"
+	ProblemDiskImageNotMounted Problem = "ddi_not_mounted"
+	ProblemIOSBelow27          Problem = "ios_below_27"
+)
+
+// Problems lists every problem code, in the order the owner fixes them.
+func Problems() []Problem {
+	return []Problem{ProblemNoUDC, ProblemNotConfigured, ProblemNoVideo, ProblemNotTrusted,
+		ProblemDeveloperModeOff, ProblemDiskImageNotMounted, ProblemIOSBelow27}
+}
+
+// Summary is one sentence saying what is wrong, for a person.
+func (p Problem) Summary() string {
+	switch p {
+	case ProblemNoUDC:
+		return "The box has no USB device controller, so it cannot be the phone's keyboard and touch screen."
+	case ProblemNotConfigured:
+		return "The phone has not set up the box's USB device."
+	case ProblemNoVideo:
+		return "The box sees no picture from the phone: the HDMI capture adapter is missing or gets no video."
+	case ProblemNotTrusted:
+		return "The iPhone has not trusted this box yet."
+	case ProblemDeveloperModeOff:
+		return "Developer Mode is off on the iPhone."
+	case ProblemDiskImageNotMounted:
+		return "The iPhone's developer disk image is not mounted."
+	case ProblemIOSBelow27:
+		return "This iPhone's iOS takes no touch or keys over the cable (that needs iOS 27 or later)."
+	}
+	return "An unknown problem."
+}
+
 // Backend names how the box reaches a phone.
 type Backend string
 

@@ -55,6 +55,7 @@ func TestListsNameEveryConstant(t *testing.T) {
 	}{
 		{"PhoneState", strs(PhoneStates())},
 		{"Backend", strs(Backends())},
+		{"Problem", strs(Problems())},
 	} {
 		declared := constsOf(t, "phone.go", tt.typ)
 		if len(declared) == 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner"
@@ -91,7 +92,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 			if o.identity != nil {
 				return o.identity.info()
 			}
-			return owner.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test", Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}
+			return owner.BoxInfo{BoxInfo: api.BoxInfo{Name: "openlolo-test", Version: "v0.0.0-test"}, Fingerprint: "ab12", FingerprintColon: "AB:12", SPKIPin: "cGlu", Backend: "sim", CertPEM: o.certPEM}
 		},
 	})
 	if err != nil {

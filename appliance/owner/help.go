@@ -2,15 +2,17 @@ package owner
 
 import (
 	"net/http"
+	"slices"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // helpTopic is one walkthrough page under /help/, for one phone problem.
 type helpTopic struct {
-	Slug    string        // the page's path under /help/
-	Title   string        // its heading
-	Problem phone.Problem // the problem it fixes
+	Slug    string      // the page's path under /help/
+	Title   string      // its heading
+	Problem api.Problem // the problem it fixes
 	// Next is the short next step the Status page shows beside the
 	// problem.
 	Next string
@@ -21,23 +23,23 @@ type helpTopic struct {
 
 // helpTopics are the walkthroughs, one per problem a backend reports.
 var helpTopics = []helpTopic{
-	{Slug: "usb-device", Title: "Give the box a USB device port", Problem: phone.NoUDC,
+	{Slug: "usb-device", Title: "Give the box a USB device port", Problem: api.ProblemNoUDC,
 		Next: "Enable the Pi's USB device controller (dtoverlay=dwc2) and use its USB-C port."},
-	{Slug: "usb-cable", Title: "Connect the phone to the box's USB-C port", Problem: phone.NotConfigured, Waits: true,
+	{Slug: "usb-cable", Title: "Connect the phone to the box's USB-C port", Problem: api.ProblemNotConfigured, Waits: true,
 		Next: "Use a data cable into the box's USB-C (OTG) port and unlock the phone."},
-	{Slug: "capture", Title: "Connect the HDMI capture adapter", Problem: phone.NoVideo, Waits: true,
+	{Slug: "capture", Title: "Connect the HDMI capture adapter", Problem: api.ProblemNoVideo, Waits: true,
 		Next: "Plug the capture adapter into a USB-A port and the phone's video out into it."},
-	{Slug: "trust", Title: "Let the iPhone trust this box", Problem: phone.NotTrusted, Waits: true,
+	{Slug: "trust", Title: "Let the iPhone trust this box", Problem: api.ProblemNotTrusted, Waits: true,
 		Next: "Unlock the iPhone and tap Trust on Trust This Computer?, then enter its passcode. This page refreshes by itself."},
-	{Slug: "developer-mode", Title: "Turn on Developer Mode", Problem: phone.DeveloperModeOff, Waits: true,
+	{Slug: "developer-mode", Title: "Turn on Developer Mode", Problem: api.ProblemDeveloperModeOff, Waits: true,
 		Next: "Settings › Privacy & Security › Developer Mode: turn it on, let the iPhone restart, then confirm."},
-	{Slug: "disk-image", Title: "Mount the developer disk image", Problem: phone.DiskImageNotMounted, Waits: true,
+	{Slug: "disk-image", Title: "Mount the developer disk image", Problem: api.ProblemDiskImageNotMounted, Waits: true,
 		Next: "The box needs the internet to mount it after every restart of the iPhone."},
-	{Slug: "ios-27", Title: "Touch and keys on iPhones below iOS 27", Problem: phone.InputNeedsIOS27,
+	{Slug: "ios-27", Title: "Touch and keys on iPhones below iOS 27", Problem: api.ProblemIOSBelow27,
 		Next: "Screenshots and apps work; for touch, keys and the clipboard tools update to iOS 27 or use the gadget backend."},
 }
 
-func topicFor(p phone.Problem) (helpTopic, bool) {
+func topicFor(p api.Problem) (helpTopic, bool) {
 	for _, t := range helpTopics {
 		if t.Problem == p {
 			return t, true
@@ -68,8 +70,8 @@ type problemView struct {
 // sentence for the one that blocks is already on the page: State.Reason).
 func problemViews(st phone.State) []problemView {
 	var out []problemView
-	for i, p := range st.Problems.List() {
-		v := problemView{Code: p.String(), Summary: p.Summary(), Blocks: !st.Ready && i == 0}
+	for i, p := range problems(st) {
+		v := problemView{Code: string(p), Summary: p.Summary(), Blocks: !st.Ready && i == 0}
 		if t, ok := topicFor(p); ok {
 			v.Next, v.Help = t.Next, "/help/"+t.Slug
 		}
@@ -78,10 +80,19 @@ func problemViews(st phone.State) []problemView {
 	return out
 }
 
+// problems lists st's problems by their codes, in the order to fix them.
+func problems(st phone.State) []api.Problem {
+	var out []api.Problem
+	for _, p := range st.Problems.List() {
+		out = append(out, p.Code())
+	}
+	return out
+}
+
 // waiting reports whether st has a problem the box will notice being
 // fixed, so a page showing it should refresh.
 func waiting(st phone.State) bool {
-	for _, p := range st.Problems.List() {
+	for _, p := range problems(st) {
 		if t, ok := topicFor(p); ok && t.Waits {
 			return true
 		}
@@ -127,7 +138,7 @@ func (p *Pages) help(w http.ResponseWriter, r *http.Request, slug string) {
 		hp.HasPhone = true
 		hp.Phone = p.cfg.Phone.Info()
 		hp.State = p.cfg.Phone.State()
-		hp.Now = t.Problem != 0 && hp.State.Problems.Has(t.Problem)
+		hp.Now = t.Problem != "" && slices.Contains(problems(hp.State), t.Problem)
 		if hp.Now && t.Waits {
 			hp.Script, hp.Reload = true, 5
 		}

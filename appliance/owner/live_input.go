@@ -93,11 +93,11 @@ type Driver interface {
 // ownerButtons are the buttons the live view offers, in the order shown,
 // each where the phone has it (hw/phone's Info.Buttons).
 var ownerButtons = []struct {
-	Button phone.Button
+	Button api.Button
 	Label  string
 }{
-	{phone.Home, "Home"}, {phone.Back, "Back"}, {phone.Lock, "Lock"},
-	{phone.VolumeDown, "Volume −"}, {phone.VolumeUp, "Volume +"},
+	{api.ButtonHome, "Home"}, {api.ButtonBack, "Back"}, {api.ButtonLock, "Lock"},
+	{api.ButtonVolumeDown, "Volume −"}, {api.ButtonVolumeUp, "Volume +"},
 }
 
 // LiveButton is one button of the live view.

@@ -39,11 +39,11 @@ type diagClient struct {
 // diagnosticsGet answers the diagnostics file as a JSON download.
 func (p *Pages) diagnosticsGet(w http.ResponseWriter, r *http.Request) {
 	i := p.info()
-	d := diagnostics{Taken: p.now().UTC(), Box: diagBox{Name: i.Name, Version: i.Version, Backend: i.Backend, Fingerprint: i.Fingerprint,
+	d := diagnostics{Taken: p.now().UTC(), Box: diagBox{Name: i.Name, Version: i.Version, Backend: string(i.Backend), Fingerprint: i.Fingerprint,
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}, Clients: []diagClient{}, Recent: []Activity{}}
 	if ph := p.cfg.Phone; ph != nil {
 		pi := ph.Info()
-		d.Phone = &diagPhone{Backend: pi.Backend, Platform: string(pi.Platform), Model: pi.Model, Width: pi.Native.X, Height: pi.Native.Y,
+		d.Phone = &diagPhone{Backend: string(pi.Backend), Platform: string(pi.Platform), Model: pi.Model, Width: pi.Native.X, Height: pi.Native.Y,
 			Keyboard: pi.Keyboard, Touch: pi.Touch, Screenshot: pi.Screenshot}
 	}
 	if p.cfg.Control != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/store"
@@ -35,7 +36,7 @@ func (f *fakeIdentity) info() owner.BoxInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fp := fmt.Sprintf("AB:%02X", f.certs)
-	return owner.BoxInfo{Name: f.name, Version: "v0.0.0-test", Fingerprint: strings.ToLower(strings.ReplaceAll(fp, ":", "")), FingerprintColon: fp, Backend: "sim"}
+	return owner.BoxInfo{BoxInfo: api.BoxInfo{Name: f.name, Version: "v0.0.0-test"}, Fingerprint: strings.ToLower(strings.ReplaceAll(fp, ":", "")), FingerprintColon: fp, Backend: "sim"}
 }
 
 func (f *fakeIdentity) CheckName(name string) error {

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-func waitState(t *testing.T, events <-chan phone.Event, b *coredevice.Backend, code string) {
+func waitState(t *testing.T, events <-chan phone.Event, b *coredevice.Backend, code api.PhoneState) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for b.State().Code != code {

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/capture"
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -169,7 +170,7 @@ func openFake(t *testing.T, k *fakeKernel, platform string, video frameSource) *
 // waitState waits for the backend to report code, polling on the real
 // clock: the monitor reads real files and pipes, which testing/synctest's
 // fake time does not cover.
-func waitState(t *testing.T, p *Phone, code string) {
+func waitState(t *testing.T, p *Phone, code api.PhoneState) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for p.State().Code != code {
@@ -245,7 +246,7 @@ func TestPhoneStates(t *testing.T) {
 	for len(codes) < 2 {
 		select {
 		case e := <-events:
-			codes = append(codes, e.State.Code)
+			codes = append(codes, string(e.State.Code))
 		case <-timeout:
 			t.Fatalf("events so far %v, want three state changes", codes)
 		}

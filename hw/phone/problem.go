@@ -3,6 +3,8 @@ package phone
 import (
 	"math/bits"
 	"strings"
+
+	"github.com/openlolo/openlolo/api"
 )
 
 // Problem is one thing the owner can fix that keeps the phone from doing
@@ -11,8 +13,8 @@ import (
 // [State.Problems]; the box page shows each with a walkthrough.
 type Problem uint8
 
-// Problems a backend reports. Codes (see [Problem.String]) are stable:
-// the box page and clients key on them.
+// Problems a backend reports, in the order of [api.Problems]. Codes (see
+// [Problem.Code]) are the contract's: the box page keys on them.
 const (
 	// NoUDC: the box has no USB device controller (gadget).
 	NoUDC Problem = iota + 1
@@ -41,28 +43,21 @@ const (
 	lastProblem = InputNeedsIOS27
 )
 
-var problemCodes = [...]string{
-	NoUDC:               "no_udc",
-	NotConfigured:       "not_configured",
-	NoVideo:             "no_video",
-	NotTrusted:          "not_trusted",
-	DeveloperModeOff:    "developer_mode_off",
-	DiskImageNotMounted: "ddi_not_mounted",
-	InputNeedsIOS27:     "ios_below_27",
-}
-
-var problemSummaries = [...]string{
-	NoUDC:               "The box has no USB device controller, so it cannot be the phone's keyboard and touch screen.",
-	NotConfigured:       "The phone has not set up the box's USB device.",
-	NoVideo:             "The box sees no picture from the phone: the HDMI capture adapter is missing or gets no video.",
-	NotTrusted:          "The iPhone has not trusted this box yet.",
-	DeveloperModeOff:    "Developer Mode is off on the iPhone.",
-	DiskImageNotMounted: "The iPhone's developer disk image is not mounted.",
-	InputNeedsIOS27:     "This iPhone's iOS takes no touch or keys over the cable (that needs iOS 27 or later).",
+var problemCodes = [...]api.Problem{
+	NoUDC:               api.ProblemNoUDC,
+	NotConfigured:       api.ProblemNotConfigured,
+	NoVideo:             api.ProblemNoVideo,
+	NotTrusted:          api.ProblemNotTrusted,
+	DeveloperModeOff:    api.ProblemDeveloperModeOff,
+	DiskImageNotMounted: api.ProblemDiskImageNotMounted,
+	InputNeedsIOS27:     api.ProblemIOSBelow27,
 }
 
 // String returns the problem's stable code, e.g. "developer_mode_off".
-func (p Problem) String() string {
+func (p Problem) String() string { return string(p.Code()) }
+
+// Code returns the problem's code in the contract ("unknown" for none).
+func (p Problem) Code() api.Problem {
 	if p == 0 || p > lastProblem {
 		return "unknown"
 	}
@@ -70,17 +65,12 @@ func (p Problem) String() string {
 }
 
 // Summary is one sentence saying what is wrong, for a person.
-func (p Problem) Summary() string {
-	if p == 0 || p > lastProblem {
-		return "An unknown problem."
-	}
-	return problemSummaries[p]
-}
+func (p Problem) Summary() string { return p.Code().Summary() }
 
 // ParseProblem returns the problem with code s.
 func ParseProblem(s string) (Problem, bool) {
 	for p := Problem(1); p <= lastProblem; p++ {
-		if problemCodes[p] == s {
+		if string(problemCodes[p]) == s {
 			return p, true
 		}
 	}

@@ -3,6 +3,8 @@ package phone
 import (
 	"slices"
 	"testing"
+
+	"github.com/openlolo/openlolo/api"
 )
 
 func TestProblemCodes(t *testing.T) {
@@ -57,5 +59,16 @@ func TestProblemsSet(t *testing.T) {
 	a, b := State{Code: "x", Problems: s}, State{Code: "x", Problems: s}
 	if a != b {
 		t.Error("equal states compare unequal")
+	}
+}
+
+// The problems' codes are the contract's, in its order.
+func TestProblemCodesAreTheContracts(t *testing.T) {
+	var codes []api.Problem
+	for p := Problem(1); p <= lastProblem; p++ {
+		codes = append(codes, p.Code())
+	}
+	if !slices.Equal(codes, api.Problems()) {
+		t.Errorf("hw/phone's problems are %v; api lists %v", codes, api.Problems())
 	}
 }
