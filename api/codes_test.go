@@ -1,9 +1,6 @@
 package api
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"slices"
 	"strings"
 	"testing"
@@ -11,26 +8,7 @@ import (
 
 // Codes lists every Code constant declared in this package, once.
 func TestCodesListsEveryConstant(t *testing.T) {
-	fs := token.NewFileSet()
-	f, err := parser.ParseFile(fs, "codes.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var declared []string
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.CONST {
-			continue
-		}
-		for _, spec := range g.Specs {
-			vs := spec.(*ast.ValueSpec)
-			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Code" {
-				for _, n := range vs.Names {
-					declared = append(declared, n.Name)
-				}
-			}
-		}
-	}
+	declared := constsOf(t, "codes.go", "Code")
 	listed := map[Code]bool{}
 	for _, c := range Codes() {
 		if listed[c] {
