@@ -23,6 +23,8 @@
 // whole. The [Store] reads the file again whenever it changes. A file that
 // does not parse or validate is refused whole, with an error naming its
 // line, column and field ([FileError]); the shipped profiles keep working.
+// So is a file larger than [MaxFileSize] or nesting deeper than
+// [MaxDepth], before it costs the box memory.
 //
 // # Links
 //

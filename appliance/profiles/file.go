@@ -25,6 +25,14 @@ const (
 	MaxQuirks      = 20  // quirks per app
 	MaxQuirk       = 400 // bytes of a quirk
 	MaxProfiles    = 500 // profiles per file
+	// MaxFileSize is the largest file read, in bytes: 500 profiles at
+	// their limits fit, with room to spare.
+	MaxFileSize = 1 << 20
+	// MaxDepth is how deep a file may nest lists and objects. The format
+	// needs 8 (the file's object, profiles, a profile, links, a link,
+	// params, a parameter, enum); a file deeper is refused there, before
+	// any path is kept.
+	MaxDepth = 16
 )
 
 // fileDoc is a profile file.
@@ -64,11 +72,18 @@ func Parse(name string, data []byte, source api.ProfileSource) ([]api.AppProfile
 		line, col := lineCol(data, off)
 		return &FileError{File: name, Line: line, Col: col, Field: field, Problem: problem}
 	}
+	if len(data) > MaxFileSize {
+		return nil, at(MaxFileSize, "", fmt.Sprintf("the file is larger than %d bytes; split it or drop profiles", MaxFileSize))
+	}
 	pos, err := positions(data)
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return nil, at(se.Offset, "", "not valid JSON: "+se.Error())
+		}
+		var de *depthError
+		if errors.As(err, &de) {
+			return nil, at(de.off, "", fmt.Sprintf("the file nests lists and objects deeper than %d levels; the format needs 8", MaxDepth))
 		}
 		return nil, at(int64(len(data)), "", "not valid JSON: "+err.Error())
 	}
@@ -304,14 +319,23 @@ func (l posList) near(path string) int64 {
 	}
 }
 
+// depthError is a list or object opened deeper than MaxDepth, at off.
+type depthError struct{ off int64 }
+
+func (e *depthError) Error() string {
+	return fmt.Sprintf("nested deeper than %d levels at byte %d", MaxDepth, e.off)
+}
+
 // positions walks a JSON document and records where each member's and
 // item's value starts, in document order (the root itself is left out).
+// A list or object deeper than MaxDepth stops it with a *depthError, so
+// the paths it keeps stay short.
 func positions(data []byte) (posList, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var out posList
-	var walk func(path string) error
-	walk = func(path string) error {
+	var walk func(path string, depth int) error
+	walk = func(path string, depth int) error {
 		start := skip(data, dec.InputOffset())
 		if path != "" {
 			out = append(out, pathPos{path: path, off: start})
@@ -323,6 +347,9 @@ func positions(data []byte) (posList, error) {
 		d, ok := tok.(json.Delim)
 		if !ok {
 			return nil
+		}
+		if depth > MaxDepth {
+			return &depthError{off: start}
 		}
 		switch d {
 		case '{':
@@ -336,13 +363,13 @@ func positions(data []byte) (posList, error) {
 				if path != "" {
 					child = path + "." + key
 				}
-				if err := walk(child); err != nil {
+				if err := walk(child, depth+1); err != nil {
 					return err
 				}
 			}
 		case '[':
 			for i := 0; dec.More(); i++ {
-				if err := walk(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+				if err := walk(path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
 					return err
 				}
 			}
@@ -353,7 +380,7 @@ func positions(data []byte) (posList, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	if err := walk(""); err != nil {
+	if err := walk("", 1); err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); err == nil {

@@ -3,8 +3,10 @@ package profiles
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +223,58 @@ func TestStoreOwnerFile(t *testing.T) {
 	os.Remove(path)
 	if s.Current(); s.Err() != nil {
 		t.Errorf("after removing the file: %v", s.Err())
+	}
+}
+
+// TestParseCaps pins issue 22 D1: a 16 KB file of nested lists made the
+// parser keep one path per level (memory growing with the square of the
+// depth: 670 MiB at start for 40 KB). A file nested deeper than MaxDepth
+// or larger than MaxFileSize is refused at its position, cheaply.
+func TestParseCaps(t *testing.T) {
+	const levels = 8000
+	deep := `{"profiles": ` + strings.Repeat("[", levels) + strings.Repeat("]", levels) + `}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Parse("f.json", []byte(deep), api.SourceOwner)
+	runtime.ReadMemStats(&after)
+	want := fmt.Sprintf("f.json:1:%d: the file nests lists and objects deeper than %d levels", len(`{"profiles": `)+MaxDepth, MaxDepth)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("nested %d levels: %v, want %q", levels, err, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("refusing a %d-byte nested file allocated %d bytes, want under 4 MiB", len(deep), got)
+	}
+
+	big := `{"profiles": [` + strings.Repeat(" ", MaxFileSize) + `]}`
+	_, err = Parse("f.json", []byte(big), api.SourceOwner)
+	want = fmt.Sprintf("f.json:1:%d: the file is larger than %d bytes", MaxFileSize+1, MaxFileSize)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a %d-byte file: %v, want %q", len(big), err, want)
+	}
+}
+
+// TestStoreRefusesNested: the Store refuses a deeply nested or oversized
+// owner's file (issue 22 D1) and keeps serving the shipped profiles.
+func TestStoreRefusesNested(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, says string
+	}{
+		{"nested", `{"profiles": ` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, "deeper than"},
+		{"big", `{"profiles": [` + strings.Repeat(" ", MaxFileSize) + `]}`, "larger than"},
+	} {
+		path := filepath.Join(t.TempDir(), FileName)
+		if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Err(); err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: Err() = %v, want it to say %q", tc.name, err, tc.says)
+		}
+		if p, ok := s.Current().Get("com.apple.mobilenotes"); !ok || p.Source != api.SourceShipped {
+			t.Errorf("%s: Notes is %+v, %v; want the shipped profile", tc.name, p, ok)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -182,8 +183,15 @@ func (s *Store) Current() *Set {
 	return s.set
 }
 
+// read parses the owner's file, reading no more than one byte past
+// MaxFileSize (Parse refuses a file that long).
 func (s *Store) read() ([]api.AppProfile, error) {
-	b, err := os.ReadFile(s.path)
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, fmt.Errorf("profiles: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
