@@ -26,3 +26,6 @@ func RouteAccess(p *Pages) map[string]string {
 	}
 	return out
 }
+
+// MaxBundle is the largest update upload the Settings page takes.
+const MaxBundle = maxBundle

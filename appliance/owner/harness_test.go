@@ -65,6 +65,9 @@ type boxOpts struct {
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
 	asks func(t testing.TB, st *store.Store, now func() time.Time) *control.Service
+	// readTimeout is the test server's ReadTimeout (0: none);
+	// uploadIdle is Config.UploadIdle.
+	readTimeout, uploadIdle time.Duration
 }
 
 func newBox(t testing.TB, o boxOpts) *box {
@@ -87,7 +90,8 @@ func newBox(t testing.TB, o boxOpts) *box {
 	b.pages, err = owner.New(owner.Config{
 		Asks:  asks,
 		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
-		Identity: identityOf(o.identity),
+		UploadIdle: o.uploadIdle,
+		Identity:   identityOf(o.identity),
 		Info: func() owner.BoxInfo {
 			if o.identity != nil {
 				return o.identity.info()
@@ -108,12 +112,14 @@ func newBox(t testing.TB, o boxOpts) *box {
 	})))
 	// X-Test-Peer stands for the peer's address, so tests can speak from
 	// several sources (see peerClient).
-	b.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	b.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if peer := r.Header.Get("X-Test-Peer"); peer != "" {
 			r.RemoteAddr = peer
 		}
 		mux.ServeHTTP(w, r)
 	}))
+	b.srv.Config.ReadTimeout = o.readTimeout
+	b.srv.StartTLS()
 	t.Cleanup(b.srv.Close)
 	b.url = b.srv.URL
 	return b

@@ -80,6 +80,10 @@ type Config struct {
 	// typing, buttons, Take over) through the control rules; nil: the
 	// Status page offers no input.
 	Driver Driver
+	// UploadIdle is how long an update upload may go without a byte
+	// before it fails; while bytes keep coming, it runs past the
+	// server's read timeout. Zero means 60 seconds.
+	UploadIdle time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives claim, login and approval events; nil discards.

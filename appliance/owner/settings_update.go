@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/openlolo/openlolo/appliance/update"
 )
@@ -55,6 +57,10 @@ func updateMessage(err error) string {
 	return "The update failed: " + err.Error()
 }
 
+// uploadIdle is how long an upload may go without a byte, unless
+// Config.UploadIdle says otherwise.
+const uploadIdle = 60 * time.Second
+
 func updateStatus(err error) int {
 	switch update.CodeOf(err) {
 	case update.CodeBusy:
@@ -89,11 +95,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (p *Pages) updateFailed(w http.ResponseWriter, r *http.Request, err error) {
-	status := updateStatus(err)
+	p.updateRefused(w, r, updateStatus(err), err)
+}
+
+// updateRefused answers an update refused with status. An upload's rest
+// is not read (a refused bundle could be 2 GiB): the answer closes the
+// connection, and the client reads it as its upload is cut off.
+func (p *Pages) updateRefused(w http.ResponseWriter, r *http.Request, status int, err error) {
 	if r.URL.Path == UpdateUploadPath {
-		// read what the client still sends, so it gets this answer rather
-		// than a reset connection halfway through its upload
-		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Connection", "close")
 	}
 	if wantsJSON(r) {
 		writeJSON(w, status, updateAnswer{Status: "failed", Code: string(update.CodeOf(err)), Message: updateMessage(err)})
@@ -107,10 +117,15 @@ func (p *Pages) updateFailed(w http.ResponseWriter, r *http.Request, err error) 
 // CSRF token as the form's first part itself: the bundle is not buffered.
 func (p *Pages) updateUpload(w http.ResponseWriter, r *http.Request) {
 	if p.cfg.Updater == nil {
-		p.updateFailed(w, r, &update.Error{Code: update.CodeUnsupported, Message: "This box does not update itself: it does not run from the openlolo SD image, or the image has no update key."})
+		p.updateRefused(w, r, http.StatusNotFound, &update.Error{Code: update.CodeUnsupported, Message: "This box does not update itself: it does not run from the openlolo SD image, or the image has no update key."})
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBundle)
+	if r.ContentLength > maxBundle {
+		p.updateRefused(w, r, http.StatusRequestEntityTooLarge, &update.Error{Code: update.CodeTooLarge,
+			Message: fmt.Sprintf("The upload is %d bytes; a bundle is at most %d (a root image of 2 GiB, its boot files and the framing). Nothing was read or written.", r.ContentLength, int64(maxBundle))})
+		return
+	}
+	r.Body = p.uploadBody(w, r)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		p.updateFailed(w, r, &update.Error{Code: update.CodeNotBundle, Message: "Send the bundle as the form's file (multipart/form-data).", Err: err})
@@ -152,6 +167,51 @@ func (p *Pages) updateUpload(w http.ResponseWriter, r *http.Request) {
 		}
 		part.Close()
 	}
+}
+
+// uploadBody is r's body bounded to maxBundle, with a read deadline that
+// follows the upload's progress: the server's read timeout covers a
+// whole request, and a slot's bundle over slow Wi-Fi takes minutes. Each
+// time bytes arrive the deadline moves to UploadIdle ahead, so only a
+// stall fails the upload. Deadlines are on the wall clock (the network's),
+// not Config.Now.
+func (p *Pages) uploadBody(w http.ResponseWriter, r *http.Request) io.ReadCloser {
+	idle := p.cfg.UploadIdle
+	if idle <= 0 {
+		idle = uploadIdle
+	}
+	b := &progressBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxBundle), rc: http.NewResponseController(w), idle: idle}
+	if err := b.push(time.Now()); err != nil {
+		p.log.Warn("owner: the upload's read deadline cannot follow its progress; the server's read timeout bounds it", "err", err)
+	}
+	return b
+}
+
+// progressBody moves the connection's read deadline idle ahead as bytes
+// arrive (at most every idle/8, so the stall allowed is 7/8 idle to idle).
+type progressBody struct {
+	io.ReadCloser
+	rc     *http.ResponseController
+	idle   time.Duration
+	pushed time.Time
+	off    bool // the connection has no read deadline to move
+}
+
+func (b *progressBody) Read(buf []byte) (int, error) {
+	n, err := b.ReadCloser.Read(buf)
+	if now := time.Now(); n > 0 && !b.off && now.Sub(b.pushed) >= b.idle/8 {
+		b.push(now)
+	}
+	return n, err
+}
+
+func (b *progressBody) push(now time.Time) error {
+	b.pushed = now
+	if err := b.rc.SetReadDeadline(now.Add(b.idle)); err != nil {
+		b.off = true
+		return fmt.Errorf("owner: move the upload's read deadline: %w", err)
+	}
+	return nil
 }
 
 // updateURL has the box fetch a bundle; the install runs in the

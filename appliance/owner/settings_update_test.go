@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -13,9 +14,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/update"
 )
@@ -157,9 +160,160 @@ func TestSettingsWithoutUpdater(t *testing.T) {
 		t.Errorf("Settings: %s", ownertest.Text(page))
 	}
 	res, page := upload(t, c, b.url, ownertest.FormToken(page), []byte("x"), false, true)
-	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(page, "UPDATE_UNSUPPORTED") {
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(page, "UPDATE_UNSUPPORTED") {
 		t.Errorf("upload: %d %s", res.StatusCode, page)
 	}
+}
+
+// streamUpload posts csrf and then a bundle part read from file as it
+// goes (the way openlolo update streams), with contentLength declared
+// when it is not 0. sent counts the bytes of the part the box took.
+func streamUpload(t *testing.T, c *http.Client, base, csrf string, file io.Reader, contentLength int64) (status int, answer string, sent *atomic.Int64, err error) {
+	t.Helper()
+	sent = new(atomic.Int64)
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		mw.WriteField("csrf", csrf)
+		fw, err := mw.CreateFormFile("bundle", "openlolo.update")
+		if err == nil {
+			_, err = io.Copy(fw, countReader{file, sent})
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	t.Cleanup(func() { pr.CloseWithError(errors.New("test over")) })
+	req, _ := http.NewRequest(http.MethodPost, base+"/settings/update", pr)
+	req.ContentLength = contentLength
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", base)
+	req.Header.Set("Accept", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		return 0, "", sent, err
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), sent, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// zeros is an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestUpdateRefusedEarly pins issue 22 D3: a refused upload was read to
+// its end (2 GiB in 15-17 s), and a box without an updater skipped the
+// size cap and answered 500. Each refusal now answers 4xx having taken
+// little of the upload, and closes the connection.
+func TestUpdateRefusedEarly(t *testing.T) {
+	t.Parallel()
+	card := newUpdateCard(t)
+	_, other, _ := ed25519.GenerateKey(nil)
+	const padding = 256 << 20
+	for _, tc := range []struct {
+		name          string
+		updater       bool
+		file          io.Reader
+		contentLength int64
+		status        int
+		code          string
+	}{
+		{name: "no updater", file: io.LimitReader(zeros{}, padding), status: http.StatusNotFound, code: "UPDATE_UNSUPPORTED"},
+		{name: "bad signature", updater: true, file: io.MultiReader(bytes.NewReader(card.bundle(t, other, "v2", 2000)), io.LimitReader(zeros{}, padding)),
+			status: http.StatusBadRequest, code: "UPDATE_BAD_SIGNATURE"},
+		{name: "declared too large", updater: true, file: zeros{}, contentLength: owner.MaxBundle + 1, status: http.StatusRequestEntityTooLarge, code: "UPDATE_TOO_LARGE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o boxOpts
+			if tc.updater {
+				o.updater = card.u
+			}
+			b, c := claimedBox(t, o)
+			_, page := ownertest.Get(t, c, b.url, "/settings")
+			status, answer, sent, err := streamUpload(t, c, b.url, ownertest.FormToken(page), tc.file, tc.contentLength)
+			if err != nil {
+				t.Fatalf("upload: %v", err)
+			}
+			if status != tc.status || !strings.Contains(answer, tc.code) {
+				t.Errorf("upload: %d %s, want %d with %s", status, answer, tc.status, tc.code)
+			}
+			if n := sent.Load(); n > 32<<20 {
+				t.Errorf("the box took %d bytes of a refused upload before answering, want under 32 MiB", n)
+			}
+		})
+	}
+}
+
+// TestUpdateSlowUpload pins issue 22 D2: an upload that took longer than
+// the server's read timeout always failed (UPDATE_TRUNCATED, i/o
+// timeout). The upload's deadline now follows its progress: a slow one
+// that keeps moving installs; one that stalls for longer than
+// UploadIdle fails.
+func TestUpdateSlowUpload(t *testing.T) {
+	t.Parallel()
+	// a read timeout well above a request's start on a loaded machine;
+	// the slow upload takes more than twice as long
+	const readTimeout, idle = time.Second, 1500 * time.Millisecond
+	t.Run("slow", func(t *testing.T) {
+		t.Parallel()
+		card := newUpdateCard(t)
+		b, c := claimedBox(t, boxOpts{updater: card.u, readTimeout: readTimeout, uploadIdle: idle})
+		_, page := ownertest.Get(t, c, b.url, "/settings")
+		bundle := card.bundle(t, card.key, "v2", 2000)
+		start := time.Now()
+		status, answer, _, err := streamUpload(t, c, b.url, ownertest.FormToken(page), &paced{r: bytes.NewReader(bundle), chunk: len(bundle)/40 + 1, every: 60 * time.Millisecond}, 0)
+		if err != nil || status != http.StatusOK || !strings.Contains(answer, `"installed"`) {
+			t.Fatalf("an upload of %v (read timeout %v): %d %s %v", time.Since(start), readTimeout, status, answer, err)
+		}
+		<-card.reboots
+	})
+	t.Run("stalled", func(t *testing.T) {
+		t.Parallel()
+		card := newUpdateCard(t)
+		b, c := claimedBox(t, boxOpts{updater: card.u, readTimeout: readTimeout, uploadIdle: idle})
+		_, page := ownertest.Get(t, c, b.url, "/settings")
+		bundle := card.bundle(t, card.key, "v2", 2000)
+		stall := &paced{r: bytes.NewReader(bundle), chunk: len(bundle) / 2, every: 2 * idle}
+		status, answer, _, err := streamUpload(t, c, b.url, ownertest.FormToken(page), stall, 0)
+		if err == nil && (status == http.StatusOK || !strings.Contains(answer, "UPDATE_TRUNCATED")) {
+			t.Errorf("an upload stalled for %v (idle limit %v): %d %s", 2*idle, idle, status, answer)
+		}
+		select {
+		case <-card.reboots:
+			t.Error("a stalled upload installed")
+		default:
+		}
+	})
+}
+
+// paced reads chunk bytes of r every period.
+type paced struct {
+	r     io.Reader
+	chunk int
+	every time.Duration
+	began bool
+}
+
+func (p *paced) Read(b []byte) (int, error) {
+	if p.began {
+		time.Sleep(p.every)
+	}
+	p.began = true
+	return p.r.Read(b[:min(len(b), p.chunk)])
 }
 
 // TestSettingsUpdateURL: the box fetches a pasted URL in the background
