@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +83,35 @@ func TestRevokeClient(t *testing.T) {
 	}
 	if err := h.srv.RevokeClient(ctx, "nope"); !errors.Is(err, ErrNoClient) {
 		t.Errorf("RevokeClient(unknown) err = %v, want ErrNoClient", err)
+	}
+}
+
+// TestRevokeOtherClient pins issue 22 D6: a token presented with another
+// client's client_id was revoked. RFC 7009 §2.1 has the box check the
+// token was issued to the requesting client and refuse otherwise:
+// invalid_client, and nothing revoked. Its own client_id, in the form or
+// as HTTP Basic, revokes it.
+func TestRevokeOtherClient(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	tokA, idA := h.pair("A", LifeForever)
+	_, idB := h.pair("B", LifeForever)
+	for _, which := range []string{"access_token", "refresh_token"} {
+		for _, id := range []string{idB, "never-registered"} {
+			a := h.post("/oauth/revoke", url.Values{"token": {tokA.str(which)}, "client_id": {id}})
+			wantError(t, a, http.StatusUnauthorized, "invalid_client")
+		}
+		req, _ := http.NewRequest("POST", h.ts.URL+"/oauth/revoke", strings.NewReader(url.Values{"token": {tokA.str(which)}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(idB, "")
+		wantError(t, h.do(req), http.StatusUnauthorized, "invalid_client")
+	}
+	if w := h.whoami(tokA.str("access_token")); w.status != http.StatusOK {
+		t.Fatalf("A's token after B's revoke attempts answered %d, want 200", w.status)
+	}
+	if a := h.post("/oauth/revoke", url.Values{"token": {tokA.str("refresh_token")}, "client_id": {idA}}); a.status != http.StatusOK {
+		t.Fatalf("A's own revoke = %d %s", a.status, a.raw)
+	}
+	if w := h.whoami(tokA.str("access_token")); w.status != http.StatusUnauthorized {
+		t.Errorf("A's token after A's revoke answered %d, want 401", w.status)
 	}
 }
