@@ -2,11 +2,13 @@ package mcp
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,8 +84,7 @@ func (h *Handler) stepUp(w http.ResponseWriter, r *http.Request) bool {
 	if !ok || !c.Registered {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := peekBody(r)
 	if err != nil {
 		return false // the go-sdk answers the broken body
 	}
@@ -113,3 +114,69 @@ func (h *Handler) stepUp(w http.ResponseWriter, r *http.Request) bool {
 	oauth.InsufficientScope(w, r, string(t.scope), fmt.Sprintf("%s needs the %s scope, which this grant does not have; ask the owner for it", t.name, t.scope))
 	return true
 }
+
+// peekBody reads r's body (up to one byte past MaxBody, which the go-sdk
+// then refuses) and puts it back for the next reader.
+func peekBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, err
+}
+
+// keepID makes the answer carry the request's JSON-RPC id exactly as
+// sent. The go-sdk reads a numeric id as a float64 and then an int64, so
+// an id beyond ±2^53, fractional or written otherwise than as a plain
+// integer (18446744073709551616, 1.5, 1e3, -0) came back as another
+// number. For such an id keepID hands the go-sdk a string id in its place
+// and returns the writer that puts the id back; other requests (string
+// and plain integer ids, notifications, batches, broken JSON) pass
+// untouched, with w itself.
+func keepID(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func()) {
+	body, err := peekBody(r)
+	if err != nil || len(body) > MaxBody {
+		return w, func() {}
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return w, func() {}
+	}
+	id := bytes.TrimSpace(msg["id"])
+	if !exactNumber(id) {
+		return w, func() {}
+	}
+	stand := []byte(`"openlolo-id-` + rand.Text() + `"`)
+	msg["id"] = stand
+	rewritten, err := json.Marshal(msg)
+	if err != nil {
+		return w, func() {}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(rewritten))
+	r.ContentLength = int64(len(rewritten))
+	iw := &idWriter{ResponseWriter: w, status: http.StatusOK}
+	return iw, func() {
+		out := bytes.Replace(iw.buf.Bytes(), stand, id, 1)
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(iw.status)
+		w.Write(out)
+	}
+}
+
+// exactNumber reports whether id is a JSON number the go-sdk would not
+// give back as written: anything but a plain integer within ±2^53.
+func exactNumber(id []byte) bool {
+	if len(id) == 0 || (id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		return false
+	}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return err != nil || n > 1<<53 || n < -(1<<53) || strconv.FormatInt(n, 10) != string(id)
+}
+
+// idWriter holds an answer back until keepID has put the id in it.
+type idWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (w *idWriter) WriteHeader(status int)      { w.status = status }
+func (w *idWriter) Write(b []byte) (int, error) { return w.buf.Write(b) }

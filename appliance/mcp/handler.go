@@ -106,7 +106,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acceptJSON(r)
+	w, done := keepID(w, r)
 	h.http.ServeHTTP(w, r)
+	done()
 }
 
 // offeredTools is the catalog without the tools this phone cannot do.

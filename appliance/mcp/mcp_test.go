@@ -405,3 +405,26 @@ func TestMethodsAndBodyLimit(t *testing.T) {
 		t.Fatalf("a %d-byte body: %d %.200s", len(exact), resp.StatusCode, body)
 	}
 }
+
+// TestJSONRPCIDEchoed pins issue 22 D5: the go-sdk reads a numeric id as
+// a float64 and then an int64, so "id":18446744073709551616 came back as
+// -9223372036854775808. Every id comes back exactly as sent, in answers
+// and in errors.
+func TestJSONRPCIDEchoed(t *testing.T) {
+	b := newBox(t, boxOpts{})
+	b.addCaller("x", bothScopes)
+	for _, id := range []string{`18446744073709551616`, `9007199254740993`, `-9223372036854775809`, `1.5`, `1e3`, `-0`,
+		`7`, `0`, `-12`, `"s"`, `"openlolo-id-x"`} {
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`,
+			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"openlolo_status","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"openlolo_nope","arguments":{}}}`,
+		} {
+			resp, got := b.post(t, "x", body, nil)
+			var rpc struct{ ID json.RawMessage }
+			if err := json.Unmarshal(got, &rpc); err != nil || string(rpc.ID) != id {
+				t.Errorf("%s → %d %s, want the id %s", body, resp.StatusCode, got, id)
+			}
+		}
+	}
+}
