@@ -10,7 +10,8 @@
 #   - the Go version is stated once (go-version.mk), is at least go.mod's,
 #     and its tarballs' sha256 are committed;
 #   - the Zero 2 W image sets up its TC358743 HDMI bridge, and the EDID it
-#     loads is whole (two 128-byte blocks, header, checksums).
+#     loads is whole (two 128-byte blocks, header, checksums);
+#   - the package's licence is Apache-2.0 and its licence files exist.
 # The savedefconfig round-trip needs a Buildroot tree: check-defconfigs.sh.
 # Prints a PASS or FAIL line per check and "N passed, N failed"; exits 1 on a failure.
 # shellcheck disable=SC2016 # the $(...) in single quotes are Buildroot's, matched literally
@@ -113,6 +114,18 @@ if msg=$(tr ' ' '\n' < "$edid" | grep . | awk '
   ok "the EDID is two blocks with header and checksums"
 else
   bad "rootfs-overlay/usr/share/openlolo/edid-1080p30.txt: $msg"
+fi
+
+# 6. the licence: legal-info stops at a LICENSE_FILES entry that is missing
+mk=$ext/package/openlolo/openlolo.mk
+lic=$(sed -n 's/^OPENLOLO_LICENSE = //p' "$mk")
+files=$(sed -n 's/^OPENLOLO_LICENSE_FILES = //p' "$mk")
+missing=
+for f in $files; do [ -f "$top/$f" ] || missing="$missing $f"; done
+if [ "$lic" = Apache-2.0 ] && [ -n "$files" ] && [ -z "$missing" ]; then
+  ok "openlolo.mk: OPENLOLO_LICENSE = $lic, and its LICENSE_FILES ($files) are at the root"
+else
+  bad "openlolo.mk: OPENLOLO_LICENSE is '$lic' (want Apache-2.0), OPENLOLO_LICENSE_FILES '$files'${missing:+, missing:$missing}"
 fi
 
 echo "$pass passed, $fail failed"

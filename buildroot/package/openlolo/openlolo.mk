@@ -11,11 +11,11 @@
 OPENLOLO_VERSION = $(or $(OPENLOLO_IMAGE_VERSION),dev)
 OPENLOLO_SITE = $(BR2_EXTERNAL_OPENLOLO_PATH)/..
 OPENLOLO_SITE_METHOD = local
-# The repository names no licence yet (no LICENSE file): legal-info lists
-# it as proprietary until it does; then name it here with
-# OPENLOLO_LICENSE_FILES. The vendored modules keep their own licences in
-# vendor/.
-OPENLOLO_LICENSE = PROPRIETARY
+# Apache-2.0 (LICENSE at the repository's root; NOTICE lists the
+# third-party test material). The vendored modules keep their own
+# licences in vendor/.
+OPENLOLO_LICENSE = Apache-2.0
+OPENLOLO_LICENSE_FILES = LICENSE NOTICE
 OPENLOLO_GOMOD = github.com/openlolo/openlolo
 OPENLOLO_BUILD_TARGETS = cmd/openlolo
 OPENLOLO_TAGS = osusergo netgo sqlite_omit_load_extension \
