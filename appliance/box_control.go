@@ -35,7 +35,7 @@ func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error)
 		}
 		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code,
 			Summary: op.Summary, RunID: op.RunID, RunTitle: op.RunTitle,
-			OperationID: op.ID, ThumbWidth: op.ThumbWidth, ThumbHeight: op.ThumbHeight}
+			OperationID: op.ID, ClientID: op.ClientID, ThumbWidth: op.ThumbWidth, ThumbHeight: op.ThumbHeight}
 	}
 	done, err := c.s.RecentActions(ctx, n)
 	if err != nil {

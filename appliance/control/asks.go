@@ -363,7 +363,7 @@ func (s *Service) gate(ctx context.Context, c Client, id string, fresh bool, too
 		if fresh {
 			return nil
 		}
-		err := s.st.View(ctx, func(tx *store.Tx) error { _, err := tx.AskByOperation(id); return err })
+		err := s.st.View(ctx, func(tx *store.Tx) error { _, err := tx.AskByOperation(c.ID, id); return err })
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
@@ -373,7 +373,7 @@ func (s *Service) gate(ctx context.Context, c Client, id string, fresh bool, too
 	var created, expired bool
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		a, err = tx.AskByOperation(id)
+		a, err = tx.AskByOperation(c.ID, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			if !need {

@@ -121,7 +121,7 @@ func (s *Service) writeCallBatch(ctx context.Context, batch []call) {
 					if th, ok := thumbs[i]; ok {
 						// Only this statement fails (the operation was
 						// pruned meanwhile): the calls are still written.
-						if err := tx.SetOperationThumb(c.operationID, th); err != nil {
+						if err := tx.SetOperationThumb(c.action.ClientID, c.operationID, th); err != nil {
 							s.log.Warn("control: store a thumbnail", "op", c.operationID, "err", err)
 						}
 					}

@@ -196,7 +196,6 @@ func TestReplayConflictAndRestart(t *testing.T) {
 			t.Fatalf("phone saw %d inputs after a replay, want 1", e.ph.Inputs())
 		}
 		wantCode(t, control.Do(ctx, e.svc, keyCall(alice, id1, e.ph, "b")), api.CodeOperationConflict)
-		wantCode(t, control.Do(ctx, e.svc, keyCall(bob, id1, e.ph, "a")), api.CodeOperationConflict)
 		if _, err := e.svc.Operation(ctx, bob, id1); err == nil || err.Code != api.CodeOperationNotFound {
 			t.Fatalf("bob reading alice's operation = %v, want OPERATION_NOT_FOUND", err)
 		}
@@ -577,5 +576,48 @@ func TestRefusalsAreNotJournaled(t *testing.T) {
 		if err := e.svc.CheckCommand(alice, "dance"); err == nil || err.Code != api.CodeInvalidArguments {
 			t.Fatalf("unknown command: %v", err)
 		}
+	})
+}
+
+// TestOperationIDsPerClient pins issue 22 D4: operation ids were shared
+// across clients, so bob reusing alice's id was told about alice's
+// pending ask, and bob taking an id first made alice's later call
+// OPERATION_CONFLICT. Each client's ids are its own (DESIGN §3.5).
+func TestOperationIDsPerClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, control.Limits{})
+		ctx := context.Background()
+		// An ask: bob's call under alice's pending id gets bob's own ask.
+		aliceAsk := wantPending(t, launchSettings(e, alice, id1).Answer, id1)
+		bobAsk := wantPending(t, launchSettings(e, bob, id1).Answer, id1)
+		if bobAsk.ID == aliceAsk.ID {
+			t.Fatalf("bob's call under alice's id got alice's ask %s", aliceAsk.ID)
+		}
+		pend, err := e.svc.PendingAsks(ctx)
+		if err != nil || len(pend) != 2 {
+			t.Fatalf("PendingAsks = %+v, %v; want alice's and bob's", pend, err)
+		}
+		// The journal: bob takes id2 first; alice's id2 still runs, and
+		// each reads back its own.
+		wantCode(t, control.Do(ctx, e.svc, keyCall(bob, id2, e.ph, "a")), "")
+		if _, err := e.svc.ControlCommand(ctx, bob, "release"); err != nil {
+			t.Fatal(err)
+		}
+		mine := control.Do(ctx, e.svc, keyCall(alice, id2, e.ph, "b"))
+		wantCode(t, mine, "")
+		if mine.Replayed || e.ph.Inputs() != 2 {
+			t.Fatalf("alice's call under bob's id: replayed %v, phone saw %d inputs; want it run", mine.Replayed, e.ph.Inputs())
+		}
+		for _, c := range []control.Client{alice, bob} {
+			op, err := e.svc.Operation(ctx, c, id2)
+			if err != nil || op.ClientID != c.ID {
+				t.Errorf("%s's operation %s = %+v, %v", c.ID, id2, op, err)
+			}
+		}
+		// Each replays its own; other arguments are still a conflict.
+		if again := control.Do(ctx, e.svc, keyCall(bob, id2, e.ph, "a")); !again.Replayed || e.ph.Inputs() != 2 {
+			t.Fatalf("bob's retry: %+v, inputs %d", again, e.ph.Inputs())
+		}
+		wantCode(t, control.Do(ctx, e.svc, keyCall(alice, id2, e.ph, "a")), api.CodeOperationConflict)
 	})
 }

@@ -65,14 +65,19 @@ func (s *Service) fingerprint(tool api.Tool, args any) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// opKey names an operation: operation ids are per client (one client's
+// ids never collide with another's).
+type opKey struct{ client, id string }
+
 // Do runs call on s under the rules and journals it: a known operation id
-// with the same client and arguments returns the stored answer without
-// running again; other arguments or another client's id are
-// OPERATION_CONFLICT. The verbs are built on it (their rate window comes
-// first, in the verb); a new mutating tool is a verb that calls Do. Its
-// steps, in order: the journal's memory of the id, the tool's check, the
-// owner's ask, admission (pause, queue, lease, frame), the journal's
-// record, the input's turn (the frame checked again), dispatch.
+// of the client with the same arguments returns the stored answer without
+// running again; other arguments are OPERATION_CONFLICT. Ids are the
+// client's own: another client's same id is another operation. The verbs
+// are built on it (their rate window comes first, in the verb); a new
+// mutating tool is a verb that calls Do. Its steps, in order: the
+// journal's memory of the id, the tool's check, the owner's ask,
+// admission (pause, queue, lease, frame), the journal's record, the
+// input's turn (the frame checked again), dispatch.
 func Do[R any](ctx context.Context, s *Service, call Call[R]) Answer[R] {
 	o := newOp(s, call)
 	if a, ok := known[R](ctx, s, o); ok {
@@ -124,6 +129,9 @@ type opCall struct {
 	waiting bool // counted in s.waiting
 }
 
+// key names o's operation among every client's.
+func (o *opCall) key() opKey { return opKey{client: o.client.ID, id: o.id} }
+
 // newOp names call's operation (the client's id, or a new one) and
 // fingerprints its arguments.
 func newOp[R any](s *Service, call Call[R]) *opCall {
@@ -151,7 +159,7 @@ func conflict[R any](o *opCall) Answer[R] {
 // arguments; OPERATION_CONFLICT otherwise. ok is false for a new id.
 func known[R any](ctx context.Context, s *Service, o *opCall) (_ Answer[R], ok bool) {
 	s.mu.Lock()
-	if p, ok := s.pending[o.id]; ok {
+	if p, ok := s.pending[o.key()]; ok {
 		s.mu.Unlock()
 		if p.client != o.client.ID || p.fp != o.fp {
 			return conflict[R](o), true
@@ -167,7 +175,7 @@ func known[R any](ctx context.Context, s *Service, o *opCall) (_ Answer[R], ok b
 	var stored store.Operation
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		stored, err = tx.OperationByID(o.id)
+		stored, err = tx.OperationByID(o.client.ID, o.id)
 		return err
 	})
 	switch {
@@ -189,7 +197,7 @@ func known[R any](ctx context.Context, s *Service, o *opCall) (_ Answer[R], ok b
 func (s *Service) enter(o *opCall) *Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pending[o.id]; ok { // raced with the same id
+	if _, ok := s.pending[o.key()]; ok { // raced with the same id
 		return api.Errorf(api.CodeOperationConflict, "operation_id %s was already used for another call", o.id)
 	}
 	if o.input {
@@ -220,14 +228,14 @@ func (s *Service) enter(o *opCall) *Error {
 	runCtx, cancel := context.WithCancelCause(s.base)
 	o.p = &pending{client: o.client.ID, fp: o.fp, tool: o.tool, input: o.input, cancel: cancel}
 	o.runCtx = runCtx
-	s.pending[o.id] = o.p
+	s.pending[o.key()] = o.p
 	return nil
 }
 
 // done forgets the entered o: it is no longer pending or waiting.
 func (s *Service) done(o *opCall) {
 	s.mu.Lock()
-	delete(s.pending, o.id)
+	delete(s.pending, o.key())
 	if o.waiting {
 		s.waiting--
 	}
@@ -246,7 +254,7 @@ func record[R any](ctx context.Context, s *Service, o *opCall, args any) (_ stor
 	var existing store.Operation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		if existing, err = tx.OperationByID(o.id); err == nil || !errors.Is(err, store.ErrNotFound) {
+		if existing, err = tx.OperationByID(o.client.ID, o.id); err == nil || !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		existing = store.Operation{}
@@ -380,7 +388,7 @@ func (s *Service) setState(op store.Operation, state, code, answer string) error
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.base), journalTimeout)
 	defer cancel()
 	return s.st.Update(ctx, func(tx *store.Tx) error {
-		return tx.SetOperationState(op.ID, state, code, answer, s.now())
+		return tx.SetOperationState(op.ClientID, op.ID, state, code, answer, s.now())
 	})
 }
 
@@ -414,7 +422,7 @@ func (s *Service) Operation(ctx context.Context, c Client, id string) (store.Ope
 	var op store.Operation
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		op, err = tx.OperationByID(id)
+		op, err = tx.OperationByID(c.ID, id)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) || (err == nil && op.ClientID != c.ID) {
@@ -433,7 +441,7 @@ func (s *Service) CancelOp(ctx context.Context, c Client, target string) (*api.C
 		return nil, e
 	}
 	s.mu.Lock()
-	p, ok := s.pending[target]
+	p, ok := s.pending[opKey{client: c.ID, id: target}]
 	if ok {
 		p.cancel(errCancelled)
 	}

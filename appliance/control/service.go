@@ -127,7 +127,7 @@ type Service struct {
 	pausedOwner bool
 	pausedAt    time.Time
 	waiting     int
-	pending     map[string]*pending // queued or running operations by id
+	pending     map[opKey]*pending // queued or running operations by client and id
 	frames      map[string]clientFrame
 	windows     map[string]*window
 	expiring    map[string]bool // grants told they are expiring
@@ -151,7 +151,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		st: cfg.Store, ph: cfg.Phone, now: cfg.Now, log: cfg.Logger,
 		lim: cfg.Limits.withDefaults(), grants: cfg.Grants, ocr: cfg.OCR, base: ctx,
 		slot:     make(chan struct{}, 1),
-		pending:  map[string]*pending{},
+		pending:  map[opKey]*pending{},
 		frames:   map[string]clientFrame{},
 		windows:  map[string]*window{},
 		expiring: map[string]bool{},

@@ -52,12 +52,13 @@ func Thumbnail(f *phone.Frame) (store.Thumb, error) {
 	return store.Thumb{Width: w, Height: h, JPEG: buf.Bytes()}, nil
 }
 
-// queueThumb hands the screen after operation opID's input to the calls
-// writer, which encodes and stores its thumbnail. It never waits: when the
-// queue is full the thumbnail is skipped (the Activity row then has none).
-func (s *Service) queueThumb(opID string, f *phone.Frame) {
+// queueThumb hands the screen after clientID's operation opID's input to
+// the calls writer, which encodes and stores its thumbnail. It never
+// waits: when the queue is full the thumbnail is skipped (the Activity row
+// then has none).
+func (s *Service) queueThumb(clientID, opID string, f *phone.Frame) {
 	select {
-	case s.calls <- call{operationID: opID, frame: f}:
+	case s.calls <- call{action: store.Action{ClientID: clientID}, operationID: opID, frame: f}:
 	default:
 		s.log.Debug("control: thumbnail skipped: the calls queue is full", "op", opID)
 	}

@@ -20,7 +20,7 @@ func thumbOf(t *testing.T, st *store.Store, id string) (store.Thumb, error) {
 	var th store.Thumb
 	err := st.View(context.Background(), func(tx *store.Tx) error {
 		var err error
-		th, err = tx.OperationThumb(id)
+		th, err = tx.OperationThumb("", id)
 		return err
 	})
 	return th, err

@@ -293,7 +293,7 @@ func input[R any, P inputResult[R]](ctx context.Context, s *Service, c Client, t
 	}
 	out.Shot = &shot
 	if a.OperationID != "" && !a.Replayed {
-		s.queueThumb(a.OperationID, shot.Frame)
+		s.queueThumb(c.ID, a.OperationID, shot.Frame)
 	}
 	return out
 }

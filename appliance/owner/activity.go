@@ -124,14 +124,15 @@ func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // activityThumb serves the thumbnail of the screen after operation id's
-// input: what the Status page showed then. A thumbnail never changes, so
-// the owner's browser may keep it.
+// input (of the client in ?client=; without it, of the newest operation
+// with that id): what the Status page showed then. A thumbnail never
+// changes, so the owner's browser may keep it.
 func (p *Pages) activityThumb(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var th store.Thumb
 	err := p.st.View(r.Context(), func(tx *store.Tx) error {
 		var err error
-		th, err = tx.OperationThumb(id)
+		th, err = tx.OperationThumb(r.URL.Query().Get("client"), id)
 		return err
 	})
 	switch {

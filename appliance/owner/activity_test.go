@@ -105,7 +105,7 @@ func TestActivityThumbnail(t *testing.T) {
 			State: store.OpSucceeded, Created: t0, Updated: t0}); err != nil {
 			return err
 		}
-		return tx.SetOperationThumb("op-1", store.Thumb{Width: 72, Height: 160, JPEG: pic})
+		return tx.SetOperationThumb("c", "op-1", store.Thumb{Width: 72, Height: 160, JPEG: pic})
 	})
 	if err != nil {
 		t.Fatal(err)

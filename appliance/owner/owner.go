@@ -151,15 +151,22 @@ type Activity struct {
 	Summary string
 	// RunID and RunTitle name the run a call is a step of.
 	RunID, RunTitle string
-	// OperationID is the journaled operation's id ("" for other rows);
-	// ThumbWidth and ThumbHeight, when not 0, are the size of the
-	// thumbnail of the screen after the input, served at ThumbPath.
-	OperationID             string
+	// OperationID is the journaled operation's id ("" for other rows),
+	// and ClientID the client it belongs to (operation ids are per
+	// client); ThumbWidth and ThumbHeight, when not 0, are the size of
+	// the thumbnail of the screen after the input, served at ThumbPath.
+	OperationID, ClientID   string
 	ThumbWidth, ThumbHeight int
 }
 
 // ThumbPath is where the row's thumbnail is served.
-func (a Activity) ThumbPath() string { return "/activity/thumb/" + url.PathEscape(a.OperationID) }
+func (a Activity) ThumbPath() string {
+	p := "/activity/thumb/" + url.PathEscape(a.OperationID)
+	if a.ClientID != "" {
+		p += "?client=" + url.QueryEscape(a.ClientID)
+	}
+	return p
+}
 
 // ThumbShownWidth and ThumbShownHeight are the thumbnail's size on the
 // page: half its pixels, so it stays sharp on a dense screen.

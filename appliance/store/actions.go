@@ -62,7 +62,7 @@ func (t *Tx) RecentActions(n int) ([]Action, error) {
 func (t *Tx) InsertCallAction(a Action, operationID string) (bool, error) {
 	if operationID != "" {
 		var n int
-		if err := t.tx.QueryRow(`SELECT COUNT(*) FROM operations WHERE id = ?`, operationID).Scan(&n); err != nil {
+		if err := t.tx.QueryRow(`SELECT COUNT(*) FROM operations WHERE client_id = ? AND id = ?`, a.ClientID, operationID).Scan(&n); err != nil {
 			return false, fmt.Errorf("store: insert call action: %w", err)
 		}
 		if n > 0 {

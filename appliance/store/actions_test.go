@@ -73,7 +73,7 @@ func TestPruneByAgeAndCount(t *testing.T) {
 	var wrote [2]bool
 	err = s.Update(ctx, func(tx *Tx) error {
 		var err error
-		if wrote[0], err = tx.InsertCallAction(Action{At: t0, Actor: "n", Tool: "openlolo_tap", Outcome: "failed", Code: "PAUSED"}, "op9"); err != nil {
+		if wrote[0], err = tx.InsertCallAction(Action{At: t0, Actor: "n", ClientID: "c", Tool: "openlolo_tap", Outcome: "failed", Code: "PAUSED"}, "op9"); err != nil {
 			return err
 		}
 		wrote[1], err = tx.InsertCallAction(Action{At: t0, Actor: "n", Tool: "openlolo_tap", Outcome: "failed", Code: "PAUSED"}, "new-id")

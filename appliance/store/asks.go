@@ -59,7 +59,8 @@ func scanAsk(row interface{ Scan(...any) error }) (Ask, error) {
 	return a, err
 }
 
-// InsertAsk records a new ask. It fails if its id or operation id exists.
+// InsertAsk records a new ask. It fails if its id exists, or its client's
+// operation id has an ask.
 func (t *Tx) InsertAsk(a Ask) error {
 	_, err := t.tx.Exec(`INSERT INTO asks (`+askColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
 		a.ID, a.OperationID, a.ClientID, a.ClientName, a.Tool, a.Fingerprint, a.Kind, a.Subject, a.What, a.URL, a.State,
@@ -70,8 +71,8 @@ func (t *Tx) InsertAsk(a Ask) error {
 	return nil
 }
 
-func (t *Tx) askWhere(what, where string, arg any) (Ask, error) {
-	a, err := scanAsk(t.tx.QueryRow(`SELECT `+askColumns+` FROM asks WHERE `+where, arg))
+func (t *Tx) askWhere(what, where string, args ...any) (Ask, error) {
+	a, err := scanAsk(t.tx.QueryRow(`SELECT `+askColumns+` FROM asks WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Ask{}, ErrNotFound
 	}
@@ -84,9 +85,10 @@ func (t *Tx) askWhere(what, where string, arg any) (Ask, error) {
 // AskByID returns the ask with id, or ErrNotFound.
 func (t *Tx) AskByID(id string) (Ask, error) { return t.askWhere("ask by id", "id = ?", id) }
 
-// AskByOperation returns the ask of operation id, or ErrNotFound.
-func (t *Tx) AskByOperation(id string) (Ask, error) {
-	return t.askWhere("ask by operation", "operation_id = ?", id)
+// AskByOperation returns the ask of clientID's operation id, or
+// ErrNotFound.
+func (t *Tx) AskByOperation(clientID, id string) (Ask, error) {
+	return t.askWhere("ask by operation", "client_id = ? AND operation_id = ?", clientID, id)
 }
 
 // PendingAsks returns the asks still pending at now, oldest first.

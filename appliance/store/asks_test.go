@@ -29,7 +29,7 @@ func TestAsks(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.View(ctx, func(tx *Tx) error {
-		got, err := tx.AskByOperation("op1")
+		got, err := tx.AskByOperation("c1", "op1")
 		if err != nil {
 			return err
 		}

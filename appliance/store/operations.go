@@ -53,7 +53,8 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
-// InsertOperation records a new operation. It fails if the id exists.
+// InsertOperation records a new operation. It fails if its client has an
+// operation with its id already (ids are per client).
 func (t *Tx) InsertOperation(op Operation) error {
 	_, err := t.tx.Exec(`INSERT INTO operations
 		(id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title)
@@ -85,9 +86,9 @@ func scanOperation(row interface{ Scan(...any) error }) (Operation, error) {
 	return op, err
 }
 
-// OperationByID returns the operation with id, or ErrNotFound.
-func (t *Tx) OperationByID(id string) (Operation, error) {
-	op, err := scanOperation(t.tx.QueryRow(`SELECT `+opColumns+` FROM operations WHERE id = ?`, id))
+// OperationByID returns clientID's operation with id, or ErrNotFound.
+func (t *Tx) OperationByID(clientID, id string) (Operation, error) {
+	op, err := scanOperation(t.tx.QueryRow(`SELECT `+opColumns+` FROM operations WHERE client_id = ? AND id = ?`, clientID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Operation{}, ErrNotFound
 	}
@@ -97,11 +98,11 @@ func (t *Tx) OperationByID(id string) (Operation, error) {
 	return op, nil
 }
 
-// SetOperationState moves operation id to state with its error code and
-// answer, or returns ErrNotFound.
-func (t *Tx) SetOperationState(id, state, code, answer string, at time.Time) error {
-	res, err := t.tx.Exec(`UPDATE operations SET state = ?, code = ?, answer = ?, updated = ? WHERE id = ?`,
-		state, code, answer, ms(at), id)
+// SetOperationState moves clientID's operation id to state with its error
+// code and answer, or returns ErrNotFound.
+func (t *Tx) SetOperationState(clientID, id, state, code, answer string, at time.Time) error {
+	res, err := t.tx.Exec(`UPDATE operations SET state = ?, code = ?, answer = ?, updated = ? WHERE client_id = ? AND id = ?`,
+		state, code, answer, ms(at), clientID, id)
 	if err != nil {
 		return fmt.Errorf("store: set operation %s to %s: %w", id, state, err)
 	}
@@ -114,7 +115,8 @@ func (t *Tx) SetOperationState(id, state, code, answer string, at time.Time) err
 // RecentOperations returns up to n operations, newest first.
 func (t *Tx) RecentOperations(n int) ([]Operation, error) {
 	rows, err := t.tx.Query(`SELECT `+opColumns+`, COALESCE(t.width, 0), COALESCE(t.height, 0)
-		FROM operations LEFT JOIN operation_thumbs t ON t.operation_id = operations.id
+		FROM operations LEFT JOIN (SELECT client_id AS thumb_client, operation_id AS thumb_op, width, height FROM operation_thumbs) t
+			ON t.thumb_client = operations.client_id AND t.thumb_op = operations.id
 		ORDER BY created DESC, operations.rowid DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent operations: %w", err)
@@ -230,7 +232,7 @@ func (t *Tx) TrimEvents(keep int) error {
 // runs it again, so the age is days, far past any retry.
 func (t *Tx) PruneOperations(cutoff time.Time, keep int) (int64, error) {
 	res, err := t.tx.Exec(`DELETE FROM operations WHERE state NOT IN ('queued', 'dispatched') AND
-		(created < ? OR id IN (SELECT id FROM operations ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET ?))`, ms(cutoff), keep)
+		(created < ? OR rowid IN (SELECT rowid FROM operations ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET ?))`, ms(cutoff), keep)
 	if err != nil {
 		return 0, fmt.Errorf("store: prune operations: %w", err)
 	}

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -39,7 +42,7 @@ func TestOperationsJournal(t *testing.T) {
 	if err := s.Update(ctx, func(tx *Tx) error { return tx.InsertOperation(bad) }); err == nil {
 		t.Fatal("inserting an unknown state succeeded")
 	}
-	if err := s.Update(ctx, func(tx *Tx) error { return tx.SetOperationState("nope", OpFailed, "", "", t0) }); !errors.Is(err, ErrNotFound) {
+	if err := s.Update(ctx, func(tx *Tx) error { return tx.SetOperationState("c1", "nope", OpFailed, "", "", t0) }); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("SetOperationState(missing) = %v, want ErrNotFound", err)
 	}
 	s.Close()
@@ -59,10 +62,11 @@ func TestOperationsJournal(t *testing.T) {
 		t.Fatalf("InterruptOperations changed %d rows, want 2", n)
 	}
 	want := map[string]string{"a": OpCancelled, "b": OpOutcomeUnknown, "c": OpSucceeded}
+	clientOf := map[string]string{"a": "c1", "b": "c1", "c": "c2"}
 	var recent []Operation
 	err = s.View(ctx, func(tx *Tx) error {
 		for id, st := range want {
-			op, err := tx.OperationByID(id)
+			op, err := tx.OperationByID(clientOf[id], id)
 			if err != nil {
 				return err
 			}
@@ -70,7 +74,7 @@ func TestOperationsJournal(t *testing.T) {
 				t.Errorf("op %s state %s, want %s", id, op.State, st)
 			}
 		}
-		if _, err := tx.OperationByID("missing"); !errors.Is(err, ErrNotFound) {
+		if _, err := tx.OperationByID("c1", "missing"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("OperationByID(missing) = %v, want ErrNotFound", err)
 		}
 		var err error
@@ -134,6 +138,61 @@ func TestEvents(t *testing.T) {
 			t.Errorf("EventBounds when empty = %d, %d; want 0, 5", first, last)
 		}
 		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrationOperationIDsPerClient: a file of schema 9 (ids unique
+// across clients) keeps its journal, thumbnails and asks through
+// migration 10, after which another client may use the same ids (issue
+// 22 D4).
+func TestMigrationOperationIDsPerClient(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	migs, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &Store{path: filepath.Join(dir, FileName)}
+	if old.write, err = sql.Open("sqlite3", dsn(old.path, "rwc", "immediate")); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.migrate(ctx, migs[:9]); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.UnixMilli(1_700_000_000_000).UTC()
+	for _, q := range []string{
+		`INSERT INTO operations (id, client_id, client_name, tool, fingerprint, state, created, updated) VALUES ('op1', 'c1', 'one', 'openlolo_tap', 'f', 'succeeded', 1, 1)`,
+		`INSERT INTO operation_thumbs (operation_id, width, height, jpeg) VALUES ('op1', 2, 3, x'ff')`,
+		`INSERT INTO asks (id, operation_id, client_id, client_name, tool, fingerprint, kind, what, state, created, expires) VALUES ('a1', 'op2', 'c1', 'one', 'openlolo_launch_app', 'f', 'app', 'launch', 'pending', 1, 2)`,
+	} {
+		if _, err := old.write.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.write.Close()
+
+	s := openT(t, dir)
+	err = s.Update(ctx, func(tx *Tx) error {
+		if op, err := tx.OperationByID("c1", "op1"); err != nil || op.Tool != "openlolo_tap" {
+			return fmt.Errorf("c1's op1 after the migration = %+v, %v", op, err)
+		}
+		if th, err := tx.OperationThumb("c1", "op1"); err != nil || th.Width != 2 {
+			return fmt.Errorf("op1's thumbnail after the migration = %+v, %v", th, err)
+		}
+		if a, err := tx.AskByOperation("c1", "op2"); err != nil || a.ID != "a1" {
+			return fmt.Errorf("c1's ask for op2 after the migration = %+v, %v", a, err)
+		}
+		if err := tx.InsertOperation(Operation{ID: "op1", ClientID: "c2", Tool: "openlolo_key", Fingerprint: "g", State: OpQueued, Created: t0, Updated: t0}); err != nil {
+			return fmt.Errorf("c2 taking c1's id: %w", err)
+		}
+		if _, err := tx.OperationByID("c2", "op2"); !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("c2's op2 = %v, want ErrNotFound", err)
+		}
+		return tx.InsertAsk(Ask{ID: "a2", OperationID: "op2", ClientID: "c2", ClientName: "two", Tool: "openlolo_launch_app",
+			Fingerprint: "g", Kind: "app", What: "launch", State: AskPending, Created: t0, Expires: t0.Add(time.Minute)})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func fillAll(t *testing.T, s *Store) {
 			func() error {
 				return tx.InsertOperation(Operation{ID: "op1", ClientID: "c1", ClientName: "nightly", Tool: "openlolo_tap", Fingerprint: "f", State: OpSucceeded, Created: now, Updated: now})
 			},
-			func() error { return tx.SetOperationThumb("op1", Thumb{Width: 1, Height: 1, JPEG: []byte{0xff}}) },
+			func() error { return tx.SetOperationThumb("c1", "op1", Thumb{Width: 1, Height: 1, JPEG: []byte{0xff}}) },
 			func() error { _, err := tx.InsertEvent(Event{At: now, Kind: "frame", Data: "{}"}); return err },
 			func() error { return tx.SetSetting("journal.key", "kept") },
 			func() error { return tx.InsertAction(Action{At: now, Actor: "owner", Action: "pause"}) },

@@ -13,27 +13,34 @@ type Thumb struct {
 	JPEG          []byte
 }
 
-// SetOperationThumb stores the thumbnail of operation id (replacing one
-// stored before). The operation must exist.
-func (t *Tx) SetOperationThumb(id string, th Thumb) error {
+// SetOperationThumb stores the thumbnail of clientID's operation id
+// (replacing one stored before). The operation must exist: ErrNotFound
+// otherwise (pruned meanwhile).
+func (t *Tx) SetOperationThumb(clientID, id string, th Thumb) error {
 	if len(th.JPEG) == 0 || th.Width <= 0 || th.Height <= 0 {
 		return fmt.Errorf("store: thumbnail of %s: empty picture (%d×%d, %d bytes)", id, th.Width, th.Height, len(th.JPEG))
 	}
-	_, err := t.tx.Exec(`INSERT INTO operation_thumbs (operation_id, width, height, jpeg) VALUES (?, ?, ?, ?)
-		ON CONFLICT (operation_id) DO UPDATE SET width = excluded.width, height = excluded.height, jpeg = excluded.jpeg`,
-		id, th.Width, th.Height, th.JPEG)
+	res, err := t.tx.Exec(`INSERT INTO operation_thumbs (client_id, operation_id, width, height, jpeg)
+		SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM operations WHERE client_id = ? AND id = ?)
+		ON CONFLICT (client_id, operation_id) DO UPDATE SET width = excluded.width, height = excluded.height, jpeg = excluded.jpeg`,
+		clientID, id, th.Width, th.Height, th.JPEG, clientID, id)
 	if err != nil {
 		return fmt.Errorf("store: thumbnail of %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: thumbnail of %s: %w", id, ErrNotFound)
 	}
 	return nil
 }
 
-// OperationThumb returns operation id's thumbnail, or ErrNotFound when it
-// has none (a refused call, a read, an input without an observation, or a
-// pruned operation).
-func (t *Tx) OperationThumb(id string) (Thumb, error) {
+// OperationThumb returns the thumbnail of clientID's operation id, or
+// ErrNotFound when it has none (a refused call, a read, an input without
+// an observation, or a pruned operation). With clientID "" it is the
+// newest thumbnail of any client's operation id.
+func (t *Tx) OperationThumb(clientID, id string) (Thumb, error) {
 	var th Thumb
-	err := t.tx.QueryRow(`SELECT width, height, jpeg FROM operation_thumbs WHERE operation_id = ?`, id).
+	err := t.tx.QueryRow(`SELECT width, height, jpeg FROM operation_thumbs
+		WHERE operation_id = ? AND (? = '' OR client_id = ?) ORDER BY rowid DESC LIMIT 1`, id, clientID, clientID).
 		Scan(&th.Width, &th.Height, &th.JPEG)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Thumb{}, ErrNotFound

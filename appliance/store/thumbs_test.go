@@ -27,7 +27,7 @@ func TestOperationThumbSavedAndPruned(t *testing.T) {
 			if i == 3 {
 				continue // op3 has no thumbnail
 			}
-			if err := tx.SetOperationThumb(fmt.Sprint("op", i), Thumb{Width: 72, Height: 160, JPEG: pic}); err != nil {
+			if err := tx.SetOperationThumb("c", fmt.Sprint("op", i), Thumb{Width: 72, Height: 160, JPEG: pic}); err != nil {
 				return err
 			}
 		}
@@ -37,10 +37,10 @@ func TestOperationThumbSavedAndPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Update(ctx, func(tx *Tx) error {
-		if err := tx.SetOperationThumb("nope", Thumb{Width: 1, Height: 1, JPEG: pic}); err == nil {
+		if err := tx.SetOperationThumb("c", "nope", Thumb{Width: 1, Height: 1, JPEG: pic}); err == nil {
 			return errors.New("a thumbnail for an unknown operation was stored")
 		}
-		if err := tx.SetOperationThumb("op3", Thumb{}); err == nil {
+		if err := tx.SetOperationThumb("c", "op3", Thumb{}); err == nil {
 			return errors.New("an empty thumbnail was stored")
 		}
 		return nil
@@ -49,14 +49,14 @@ func TestOperationThumbSavedAndPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.View(ctx, func(tx *Tx) error {
-		th, err := tx.OperationThumb("op2")
+		th, err := tx.OperationThumb("c", "op2")
 		if err != nil {
 			return err
 		}
 		if th.Width != 72 || th.Height != 160 || !bytes.Equal(th.JPEG, pic) {
 			return fmt.Errorf("op2's thumbnail = %d×%d %q", th.Width, th.Height, th.JPEG)
 		}
-		if _, err := tx.OperationThumb("op3"); !errors.Is(err, ErrNotFound) {
+		if _, err := tx.OperationThumb("c", "op3"); !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("op3's thumbnail: err %v, want ErrNotFound", err)
 		}
 		ops, err := tx.RecentOperations(10)
@@ -81,7 +81,7 @@ func TestOperationThumbSavedAndPruned(t *testing.T) {
 	}
 	err = s.View(ctx, func(tx *Tx) error {
 		for id, want := range map[string]bool{"op0": false, "op1": false, "op2": true} {
-			_, err := tx.OperationThumb(id)
+			_, err := tx.OperationThumb("c", id)
 			if got := err == nil; got != want {
 				return fmt.Errorf("after pruning, %s's thumbnail kept = %v (err %v), want %v", id, got, err, want)
 			}
