@@ -268,36 +268,42 @@ func TestUpdateSlowUpload(t *testing.T) {
 	// a read timeout well above a request's start on a loaded machine;
 	// the slow upload takes more than twice as long
 	const readTimeout, idle = time.Second, 1500 * time.Millisecond
-	t.Run("slow", func(t *testing.T) {
-		t.Parallel()
-		card := newUpdateCard(t)
-		b, c := claimedBox(t, boxOpts{updater: card.u, readTimeout: readTimeout, uploadIdle: idle})
-		_, page := ownertest.Get(t, c, b.url, "/settings")
-		bundle := card.bundle(t, card.key, "v2", 2000)
-		start := time.Now()
-		status, answer, _, err := streamUpload(t, c, b.url, ownertest.FormToken(page), &paced{r: bytes.NewReader(bundle), chunk: len(bundle)/40 + 1, every: 60 * time.Millisecond}, 0)
-		if err != nil || status != http.StatusOK || !strings.Contains(answer, `"installed"`) {
-			t.Fatalf("an upload of %v (read timeout %v): %d %s %v", time.Since(start), readTimeout, status, answer, err)
-		}
-		<-card.reboots
-	})
-	t.Run("stalled", func(t *testing.T) {
-		t.Parallel()
-		card := newUpdateCard(t)
-		b, c := claimedBox(t, boxOpts{updater: card.u, readTimeout: readTimeout, uploadIdle: idle})
-		_, page := ownertest.Get(t, c, b.url, "/settings")
-		bundle := card.bundle(t, card.key, "v2", 2000)
-		stall := &paced{r: bytes.NewReader(bundle), chunk: len(bundle) / 2, every: 2 * idle}
-		status, answer, _, err := streamUpload(t, c, b.url, ownertest.FormToken(page), stall, 0)
-		if err == nil && (status == http.StatusOK || !strings.Contains(answer, "UPDATE_TRUNCATED")) {
-			t.Errorf("an upload stalled for %v (idle limit %v): %d %s", 2*idle, idle, status, answer)
-		}
-		select {
-		case <-card.reboots:
-			t.Error("a stalled upload installed")
-		default:
-		}
-	})
+	for _, tc := range []struct {
+		name         string
+		chunks       int           // the bundle is sent in this many parts
+		every        time.Duration // one part each
+		wantInstalls bool
+	}{
+		{name: "slow", chunks: 40, every: 60 * time.Millisecond, wantInstalls: true},
+		{name: "stalled", chunks: 2, every: 2 * idle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			card := newUpdateCard(t)
+			b, c := claimedBox(t, boxOpts{updater: card.u, readTimeout: readTimeout, uploadIdle: idle})
+			_, page := ownertest.Get(t, c, b.url, "/settings")
+			bundle := card.bundle(t, card.key, "v2", 2000)
+			start := time.Now()
+			file := &paced{r: bytes.NewReader(bundle), chunk: len(bundle)/tc.chunks + 1, every: tc.every}
+			status, answer, _, err := streamUpload(t, c, b.url, ownertest.FormToken(page), file, 0)
+			took := time.Since(start)
+			if tc.wantInstalls {
+				if err != nil || status != http.StatusOK || !strings.Contains(answer, `"installed"`) {
+					t.Fatalf("an upload of %v (read timeout %v): %d %s %v", took, readTimeout, status, answer, err)
+				}
+				<-card.reboots
+				return
+			}
+			if err == nil && (status == http.StatusOK || !strings.Contains(answer, "UPDATE_TRUNCATED")) {
+				t.Errorf("an upload stalled for %v (idle limit %v): %d %s", tc.every, idle, status, answer)
+			}
+			select {
+			case <-card.reboots:
+				t.Error("a stalled upload installed")
+			default:
+			}
+		})
+	}
 }
 
 // paced reads chunk bytes of r every period.
