@@ -11,7 +11,7 @@ MYPY     ?= /usr/bin/mypy
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # libjpeg-turbo encodes screenshots several times faster than image/jpeg
-# (BenchmarkEncode1536JPEG in appliance/mcp). It is used when its development files are installed
+# (BenchmarkEncode1536JPEG in appliance/picture). It is used when its development files are installed
 # (apt-get install libturbojpeg0-dev, and libturbojpeg0-dev:arm64 for the
 # Pi); without them the build falls back to image/jpeg.
 TURBO_HOST  := $(if $(wildcard /usr/include/turbojpeg.h),turbojpeg)
@@ -62,7 +62,7 @@ deps:
 test-go:
 	$(GO) test ./...
 ifneq ($(TURBO_HOST),)
-	$(GO) test -tags turbojpeg ./appliance/mcp/
+	$(GO) test -tags turbojpeg ./appliance/picture/
 endif
 
 test-scripts: build arm64
@@ -118,8 +118,8 @@ lint: deps
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 ifneq ($(TURBO_HOST),)
-	$(GO) vet -tags turbojpeg ./appliance/mcp/
-	$(GO) tool staticcheck -tags turbojpeg ./appliance/mcp/
+	$(GO) vet -tags turbojpeg ./appliance/picture/
+	$(GO) tool staticcheck -tags turbojpeg ./appliance/picture/
 endif
 	$(GO) tool staticcheck -tags clients ./integration/
 	$(GO) tool staticcheck -tags browser ./integration/

@@ -64,7 +64,7 @@ func (b *Box) routes() error {
 		Phone:         b.cfg.Phone,
 		Control:       controller{b.control},
 		Driver:        controller{b.control},
-		Live:          owner.LiveOptions{Encode: mcp.EncodeJPEG, Capture: b.control.OwnerScreenshot},
+		Screen:        b.control,
 		Asks:          b.control,
 		Info:          b.Info,
 		SetupCodeFile: b.cfg.SetupCodeFile,

@@ -13,7 +13,10 @@
 // [Service.OpenURL], [Service.Screenshot], ...): it takes a [Client] and
 // the tool's argument type from package api, applies the rules, and
 // returns a [Reply] carrying the typed [Answer] (and the screenshot taken,
-// which the caller encodes). Mutating verbs run through [Do], which holds
+// which the caller encodes with [Service.Picture]: pictures reach the
+// entries only through control, encoded once per frame by package
+// picture; the box page's still picture and live view take theirs from
+// [Service.Screen]). Mutating verbs run through [Do], which holds
 // the lease, pause, queue, frame and journal rules; adding a tool that
 // touches the phone is a verb built on Do, plus one line in Invoke's
 // table (invoke.go). Launching apps and opening URLs use what the phone
@@ -27,7 +30,7 @@
 // arguments, invokes and renders the answer; the box page's live view
 // invokes as the owner ([Owner]), a client of its own, whose touches name
 // the owner's own latest frame, the picture the live view shows
-// ([Service.OwnerScreenshot], [Service.OwnerFrame]).
+// ([Service.Screen], [Service.OwnerFrame]).
 //
 // It knows nothing about HTTP or MCP; the box page calls Pause, Resume,
 // Lease and Recent through an adapter. Time comes from

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -50,16 +51,6 @@ type Stitch struct {
 
 // Scale is row y of a native frame at the stitched image's scale.
 func (st *Stitch) Scale(y int) int { return y * st.PageHeight / st.NativeHeight }
-
-// Fit is the size of a w×h picture fitted into maxSize on its longer side
-// (how screenshots are scaled).
-func Fit(w, h, maxSize int) (int, int) {
-	if long := max(w, h); long > maxSize {
-		w = max(1, w*maxSize/long)
-		h = max(1, h*maxSize/long)
-	}
-	return w, h
-}
 
 type fullPageOpts struct {
 	opID   string
@@ -187,7 +178,7 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 		sh.Format, sh.MaxSize = o.format, o.size
 		shots[i] = sh
 		b := sh.Frame.Image.Bounds()
-		w, h := Fit(b.Dx(), b.Dy(), o.size)
+		w, h := picture.Fit(b.Dx(), b.Dy(), o.size)
 		p := api.Page{Frame: *sh.Result(w, h), Shift: shifts[i], Matched: matched[i], Image: -1}
 		if pics.Send {
 			p.Image = i
@@ -199,7 +190,7 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 	res.PageCount, res.Header, res.Footer = len(shots), header, footer
 	if o.output != api.OutputPages {
 		b := first.Frame.Image.Bounds()
-		w, ph := Fit(b.Dx(), b.Dy(), o.size)
+		w, ph := picture.Fit(b.Dx(), b.Dy(), o.size)
 		st := &Stitch{Strips: stitchPlan(b.Dy(), footer, shifts), Width: w, PageHeight: ph, NativeHeight: b.Dy(), Format: o.format}
 		total := 0
 		for _, sp := range st.Strips {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // ownerTouch is the box page's tap at (x, y): it names no frame, so it
@@ -24,12 +25,12 @@ func outcome(r control.Invoked) control.Answer[struct{}] {
 }
 
 // The owner's tap through Invoke touches the frame the live view showed
-// the owner (OwnerScreenshot) and takes no screenshot of its own; before
+// the owner (Screen) and takes no screenshot of its own; before
 // Invoke, the box page's tap took a new screenshot only for a frame id.
 func TestOwnerTapUsesTheLiveFrame(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	if _, err := e.svc.OwnerScreenshot(ctx); err != nil { // the live view's picture
+	if _, err := e.svc.Screen(ctx, picture.Square(960), 70); err != nil { // the live view's picture
 		t.Fatal(err)
 	}
 	shots, inputs := e.ph.Screenshots(), e.ph.Inputs()
@@ -42,7 +43,7 @@ func TestOwnerTapUsesTheLiveFrame(t *testing.T) {
 	}
 	// The phone's screen changed with the tap; the live view shows it
 	// and the next tap touches that frame, again without a capture.
-	if _, err := e.svc.OwnerScreenshot(ctx); err != nil {
+	if _, err := e.svc.Screen(ctx, picture.Square(960), 70); err != nil {
 		t.Fatal(err)
 	}
 	shots = e.ph.Screenshots()
@@ -58,7 +59,7 @@ func TestOwnerTapUsesTheLiveFrame(t *testing.T) {
 func TestOwnerTouchOutlivesTheLiveView(t *testing.T) {
 	e := newEnv(t, control.Limits{})
 	ctx := context.Background()
-	if _, err := e.svc.OwnerScreenshot(ctx); err != nil {
+	if _, err := e.svc.Screen(ctx, picture.Square(960), 70); err != nil {
 		t.Fatal(err)
 	}
 	fa, ferr := e.svc.OwnerFrame(ctx, "", 0.5, 0.5)
@@ -66,7 +67,7 @@ func TestOwnerTouchOutlivesTheLiveView(t *testing.T) {
 		t.Fatal(ferr)
 	}
 	wantCode(t, outcome(e.svc.Invoke(ctx, control.Request{Client: control.Owner(), Tool: api.ToolKey, Args: api.KeyArgs{Key: "a"}})), "")
-	if _, err := e.svc.OwnerScreenshot(ctx); err != nil { // a newer picture
+	if _, err := e.svc.Screen(ctx, picture.Square(960), 70); err != nil { // a newer picture
 		t.Fatal(err)
 	}
 	wantCode(t, outcome(e.svc.Invoke(ctx, control.Request{Client: control.Owner(), Tool: api.ToolTap, Args: api.TapArgs{FrameArgs: fa}})), "")

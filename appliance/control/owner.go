@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // OwnerID is the client id the box's owner carries when it drives the
@@ -26,7 +25,7 @@ func (c Client) IsOwner() bool { return c.ID == OwnerID }
 
 // OwnerFrame returns the frame arguments of an owner's touch at (x, y),
 // fractions of the screen, on the owner's own latest frame: the picture
-// the box page shows ([Service.OwnerScreenshot]), so no screenshot is
+// the box page shows ([Service.Screen]), so no screenshot is
 // taken for the touch. Only when the owner has no frame a touch may name
 // (no page showed the phone lately, or the screen changed shape since) is
 // the phone's newest frame taken as the owner's. epoch, when not empty,
@@ -60,14 +59,6 @@ func (s *Service) ownerLatest() (FrameRef, bool) {
 		return FrameRef{}, false
 	}
 	return FrameRef{ID: s.frameID(f.seq), Epoch: api.FormatEpoch(f.epoch)}, true
-}
-
-// OwnerScreenshot takes the phone's newest frame as the owner's latest:
-// the box page's live view shows the owner this picture, so the owner's
-// touches name it ([Service.OwnerFrame]).
-func (s *Service) OwnerScreenshot(ctx context.Context) (*phone.Frame, error) {
-	shot, err := s.TakeFrame(ctx, Owner())
-	return shot.Frame, err
 }
 
 // ownerTouch gives an owner's touch that names no frame (the box page's)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/ocr"
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/appliance/profiles"
 	"log/slog"
 	"sync"
@@ -136,7 +137,8 @@ type Service struct {
 	calls chan call // recorded calls on their way to the store (calls.go)
 	asks  asksState // marks and the expiry of asks (asks.go)
 
-	verbs map[api.Tool]verb // Invoke's table (invoke.go)
+	verbs    map[api.Tool]verb // Invoke's table (invoke.go)
+	pictures *picture.Cache    // encoded pictures of recent frames (picture.go)
 }
 
 // New starts a Service: it marks operations that were dispatched when the
@@ -156,6 +158,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		windows:  map[string]*window{},
 		expiring: map[string]bool{},
 		verbs:    verbs(),
+		pictures: picture.NewCache(pictureCache),
 	}
 	if s.now == nil {
 		s.now = time.Now

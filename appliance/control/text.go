@@ -8,6 +8,7 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/ocr"
+	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // FindText is openlolo_find_text: it takes a screenshot (the caller's
@@ -29,7 +30,7 @@ func (s *Service) FindText(ctx context.Context, c Client, a api.FindTextArgs) Re
 	if err != nil {
 		return reply(Fail[api.FindTextResult](PhoneError(err)))
 	}
-	img := ocr.Fit(shot.Frame.Image, api.DefaultMaxSize)
+	img := picture.Fitted(shot.Frame.Image, picture.Square(api.DefaultMaxSize))
 	words, err := s.ocr.Recognize(ctx, img)
 	switch {
 	case errors.Is(err, ocr.ErrNoEngine):

@@ -13,6 +13,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // metaKey is the _meta member that asks for JSON text blocks.
@@ -24,7 +25,7 @@ type rendered struct {
 	answer  any // an api.Answer[R]
 	outcome api.Outcome
 	text    string
-	images  []*encoded
+	images  []*picture.Picture
 }
 
 // toolHandler wraps t's run with what every call goes through: the caller,
@@ -78,7 +79,7 @@ func structured(meta sdk.Meta) bool {
 }
 
 // renderAnswer renders an answer of tool t with its sentence.
-func renderAnswer[R any](t *tool, a api.Answer[R], imgs []*encoded, say func(api.Outcome, *R) string) rendered {
+func renderAnswer[R any](t *tool, a api.Answer[R], imgs []*picture.Picture, say func(api.Outcome, *R) string) rendered {
 	r := rendered{answer: a, outcome: a.Outcome, images: imgs}
 	switch {
 	case a.Status == api.StatusFailed:
@@ -115,16 +116,16 @@ func (r rendered) result(asJSON bool) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{StructuredContent: r.answer, IsError: r.outcome.Failed(),
 		Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 	for _, img := range r.images {
-		res.Content = append(res.Content, &sdk.ImageContent{Data: img.data, MIMEType: img.mime})
+		res.Content = append(res.Content, &sdk.ImageContent{Data: img.Data, MIMEType: img.MIME()})
 	}
 	return res
 }
 
-// picture encodes the screenshot a verb took into its answer: a
+// pictures encodes the screenshot a verb took into its answer: a
 // screenshot's result is the frame as sent; an input's observation is
 // added beside the input's result (or why it could not be taken); a full
 // page's pages and stitched image become its image blocks.
-func picture[R any](h *Handler, rep *control.Reply[R]) []*encoded {
+func pictures[R any](h *Handler, rep *control.Reply[R]) []*picture.Picture {
 	if rep.Pages != nil {
 		imgs, err := h.pages(rep.Pages)
 		if err != nil {
@@ -143,7 +144,7 @@ func picture[R any](h *Handler, rep *control.Reply[R]) []*encoded {
 	if shot == nil || rep.Result == nil {
 		return nil
 	}
-	enc, err := h.images.encode(shot.Frame, string(shot.Format), shot.MaxSize)
+	enc, err := h.ctl.Picture(*shot)
 	if err != nil {
 		e := api.Errorf(api.CodeCaptureFailed, "%v", err)
 		if isInput {
@@ -153,14 +154,14 @@ func picture[R any](h *Handler, rep *control.Reply[R]) []*encoded {
 		}
 		return nil
 	}
-	f := shot.Result(enc.width, enc.height)
+	f := shot.Result(enc.Width, enc.Height)
 	switch r := any(rep.Result).(type) {
 	case *api.Frame:
 		*r = *f
 	case interface{ Input() *api.InputResult }:
 		r.Input().Observation = f
 	}
-	return []*encoded{enc}
+	return []*picture.Picture{enc}
 }
 
 // said is a fixed sentence.

@@ -16,5 +16,6 @@
 // shape of docs/wire.md, Answers), the text
 // block one sentence built from the typed result (or the JSON itself when
 // the call carries _meta["openlolo.mcp"].structured = true), and a
-// screenshot or observation becomes an image block.
+// screenshot or observation becomes an image block (encoded by control's
+// Service.Picture, which package picture scales, encodes and caches).
 package mcp

@@ -40,7 +40,6 @@ type Handler struct {
 	http   *sdk.StreamableHTTPHandler
 	tools  map[string]*tool
 	list   []*tool // the catalog in its order (tools/list, llms.txt, the server card)
-	images *imageCache
 }
 
 // New builds the endpoint and its tool catalog.
@@ -49,7 +48,7 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("mcp: new: Control is required")
 	}
 	h := &Handler{ctl: cfg.Control, info: cfg.Info, remote: cfg.Remote, log: cfg.Logger,
-		tools: map[string]*tool{}, images: newImageCache(8)}
+		tools: map[string]*tool{}}
 	if h.info == nil {
 		h.info = func() api.BoxInfo { return api.BoxInfo{Name: "openlolo"} }
 	}

@@ -5,16 +5,17 @@ import (
 	"image"
 
 	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // pages encodes a full page's pictures in the order of its image blocks:
 // each page (when sent), then the stitched image composed from the pages'
 // strips at a page's scale.
-func (h *Handler) pages(p *control.Pages) ([]*encoded, error) {
-	var out []*encoded
+func (h *Handler) pages(p *control.Pages) ([]*picture.Picture, error) {
+	var out []*picture.Picture
 	if p.Send {
 		for _, sh := range p.Shots {
-			enc, err := h.images.encode(sh.Frame, string(sh.Format), sh.MaxSize)
+			enc, err := h.ctl.Picture(sh)
 			if err != nil {
 				return nil, err
 			}
@@ -28,11 +29,11 @@ func (h *Handler) pages(p *control.Pages) ([]*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := encodeImage(img, string(p.Stitch.Format))
+	data, err := picture.Encode(img, p.Stitch.Format, control.ShotQuality)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, &encoded{data: data, mime: "image/" + string(p.Stitch.Format), width: p.Stitch.Width, height: p.Stitch.Height}), nil
+	return append(out, &picture.Picture{Data: data, Format: p.Stitch.Format, Width: p.Stitch.Width, Height: p.Stitch.Height}), nil
 }
 
 // stitch composes st from the pages' frames: each page used is scaled to
@@ -52,7 +53,7 @@ func stitch(shots []control.Shot, st *control.Stitch) (*image.RGBA, error) {
 				src, _ = f.(*image.RGBA)
 			}
 			if src == nil {
-				src = downscale(f, st.Width, st.PageHeight)
+				src = picture.Downscale(f, st.Width, st.PageHeight)
 			}
 			scaledPages[sp.Page] = src
 		}

@@ -84,7 +84,7 @@ func BenchmarkFullPage(b *testing.B) {
 			took += time.Since(start)
 			res := r.answer.(api.Answer[api.FullPageResult]).Result
 			pages += res.PageCount
-			bytes = len(r.images[len(r.images)-1].data)
+			bytes = len(r.images[len(r.images)-1].Data)
 			if b.N == 1 {
 				b.Logf("%d pages, stitched %dx%d, %d bytes", res.PageCount, res.Stitched.Width, res.Stitched.Height, bytes)
 			}

@@ -133,7 +133,7 @@ func (h *Handler) readScreen(ctx context.Context, req *sdk.ReadResourceRequest) 
 		return nil, err
 	}
 	rep := h.ctl.Screenshot(ctx, c, api.ScreenshotArgs{})
-	imgs := picture(h, &rep)
+	imgs := pictures(h, &rep)
 	if rep.Result == nil || len(imgs) != 1 {
 		e := rep.Error
 		if e == nil {
@@ -142,7 +142,7 @@ func (h *Handler) readScreen(ctx context.Context, req *sdk.ReadResourceRequest) 
 		return nil, refused(e)
 	}
 	img := imgs[0]
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: ScreenURI, MIMEType: img.mime, Blob: img.data,
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: ScreenURI, MIMEType: img.MIME(), Blob: img.Data,
 		Meta: sdk.Meta{metaKey: map[string]any{"frame": rep.Result}}}}}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // call is one tool call as a tool sees it.
@@ -59,7 +60,7 @@ func define[R any](s spec, say func(api.Outcome, *R) string, finish ...func(h *H
 				req.Args = a.Elem().Interface()
 			}
 		}
-		var imgs []*encoded
+		var imgs []*picture.Picture
 		req.Deliver = func(rep *control.Invoked) {
 			typed := control.Typed[R](*rep)
 			if typed.Result != nil {
@@ -67,7 +68,7 @@ func define[R any](s spec, say func(api.Outcome, *R) string, finish ...func(h *H
 					f(h, c, typed.Result)
 				}
 			}
-			imgs = picture(h, &typed)
+			imgs = pictures(h, &typed)
 			*rep = control.Untyped(typed)
 		}
 		rep := control.Typed[R](h.ctl.Invoke(ctx, req))

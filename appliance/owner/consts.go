@@ -1,9 +1,6 @@
 package owner
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // Failure kinds in the store's owner_failures and owner_locks tables.
 const (
@@ -22,5 +19,3 @@ const (
 
 	maxForm = 64 << 10 // bytes in a form body
 )
-
-var errEmptyFrame = errors.New("owner: the phone returned an empty frame")

@@ -1,6 +1,12 @@
 package owner
 
-import "github.com/openlolo/openlolo/hw/phone"
+import (
+	"context"
+
+	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/picture"
+	"github.com/openlolo/openlolo/hw/phone"
+)
 
 // LiveWatching reports the live stream's open viewers, whether its
 // capture loop runs, and how many screenshots it has taken.
@@ -10,9 +16,23 @@ func (p *Pages) LiveWatching() (viewers int, capturing bool, captures uint64) {
 	return viewers, capturing, captures
 }
 
-// ScaleJPEG is the live stream's fallback encoder.
-func ScaleJPEG(f *phone.Frame, maxSize, quality int) ([]byte, error) {
-	return scaleJPEG(f, maxSize, quality)
+// PhoneScreen is a Screen straight over a phone, with a picture cache of
+// its own: what control.Service's Screen does, for the pages' tests
+// without a control service.
+func PhoneScreen(ph phone.Phone) Screen { return phoneScreen{ph, picture.NewCache(4)} }
+
+type phoneScreen struct {
+	ph    phone.Phone
+	cache *picture.Cache
+}
+
+func (s phoneScreen) Screen(ctx context.Context, fit picture.Box, quality int) (*picture.Picture, error) {
+	f, err := s.ph.Screenshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.cache.Encode(picture.Frame{Seq: f.Seq, Epoch: f.Geometry.Epoch, Image: f.Image, JPEG: f.JPEG},
+		picture.Spec{Format: api.FormatJPEG, Fit: fit, Quality: quality})
 }
 
 // RouteAccess is the route table: each pattern with who may call it

@@ -84,12 +84,16 @@ func newBox(t testing.TB, o boxOpts) *box {
 	}
 	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
 	var asks *control.Service
+	var screen owner.Screen
+	if o.phone != nil {
+		screen = owner.PhoneScreen(o.phone)
+	}
 	if o.asks != nil {
 		asks = o.asks(t, st, clk.Now)
 	}
 	b.pages, err = owner.New(owner.Config{
 		Asks:  asks,
-		Store: st, OAuth: as, Phone: o.phone, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
+		Store: st, OAuth: as, Phone: o.phone, Screen: screen, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		UploadIdle: o.uploadIdle,
 		Identity:   identityOf(o.identity),
 		Info: func() owner.BoxInfo {

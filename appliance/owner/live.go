@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"image"
-	"image/jpeg"
 	"log/slog"
 	"sync"
 	"time"
 
-	"golang.org/x/image/draw"
-
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
@@ -42,15 +38,16 @@ type LiveOptions struct {
 	// ViewerRate caps one stream's bytes per second: frames wait (and
 	// newer ones replace them) until the stream's budget allows.
 	ViewerRate int
-	// Capture, when set, takes the picture the stream shows (the box
-	// passes the control service's, which makes it the owner's latest
-	// frame, the one the owner's touches name); nil takes the phone's
-	// screenshot.
-	Capture func(ctx context.Context) (*phone.Frame, error)
-	// Encode, when set, scales f to fit maxSize on its longer side and
-	// encodes it as JPEG at quality (the box passes its libjpeg-turbo
-	// encoder); nil uses x/image/draw and image/jpeg.
-	Encode func(f *phone.Frame, maxSize, quality int) ([]byte, error)
+}
+
+// Screen gives the Status page the phone's pictures (its still picture
+// and the live stream's), through control: control.Service implements it
+// with the box's one encoder and per-frame cache.
+type Screen interface {
+	// Screen is the phone's newest screen as a JPEG fitted into fit at
+	// quality; an unchanged screen gives the same picture (its Seq and
+	// Epoch say which frame it shows).
+	Screen(ctx context.Context, fit picture.Box, quality int) (*picture.Picture, error)
 }
 
 func (o LiveOptions) withDefaults() LiveOptions {
@@ -71,9 +68,6 @@ func (o LiveOptions) withDefaults() LiveOptions {
 	}
 	if o.ViewerRate <= 0 {
 		o.ViewerRate = DefaultLiveViewerRate
-	}
-	if o.Encode == nil {
-		o.Encode = scaleJPEG
 	}
 	return o
 }
@@ -103,7 +97,7 @@ type viewer struct {
 // captures: the first join starts the capture loop, the last leave stops
 // it.
 type liveHub struct {
-	ph  phone.Phone
+	scr Screen
 	opt LiveOptions
 	log *slog.Logger
 
@@ -116,14 +110,11 @@ type liveHub struct {
 	gen       uint64             // the capture loop's generation
 	last      *liveFrame         // the newest picture of the running loop
 	captures  uint64             // screenshots taken, for tests and the bench
-	encodings uint64             // pictures encoded
+	encodings uint64             // new pictures taken
 }
 
-func newLiveHub(ph phone.Phone, opt LiveOptions, log *slog.Logger) *liveHub {
-	if opt.Capture == nil {
-		opt.Capture = ph.Screenshot
-	}
-	return &liveHub{ph: ph, opt: opt.withDefaults(), log: log, ended: make(chan struct{}),
+func newLiveHub(scr Screen, opt LiveOptions, log *slog.Logger) *liveHub {
+	return &liveHub{scr: scr, opt: opt.withDefaults(), log: log, ended: make(chan struct{}),
 		viewers: map[*viewer]struct{}{}, perSess: map[string]int{}}
 }
 
@@ -185,10 +176,10 @@ func (h *liveHub) watching() (viewers int, capturing bool) {
 	return len(h.viewers), h.stop != nil
 }
 
-// capture takes a screenshot every frame interval until ctx ends, and
-// publishes each picture that differs from the last: a new Seq or
-// geometry that encodes to other bytes (a capture device's identical
-// frames are skipped too).
+// capture takes a picture every frame interval until ctx ends, and
+// publishes each one that differs from the last: a new Seq or geometry
+// that encodes to other bytes (a capture device's identical frames are
+// skipped too).
 func (h *liveHub) capture(ctx context.Context, gen uint64) {
 	every := time.Second / time.Duration(h.opt.FPS)
 	t := time.NewTicker(every)
@@ -196,7 +187,7 @@ func (h *liveHub) capture(ctx context.Context, gen uint64) {
 	var last *liveFrame
 	failing := false
 	for {
-		f, err := h.opt.Capture(ctx)
+		f, err := h.scr.Screen(ctx, picture.Square(h.opt.MaxSize), h.opt.Quality)
 		h.mu.Lock()
 		h.captures++
 		h.mu.Unlock()
@@ -208,21 +199,16 @@ func (h *liveHub) capture(ctx context.Context, gen uint64) {
 				h.log.Warn("owner: live: screenshot", "err", err)
 			}
 			failing = true
-		case last == nil || f.Seq != last.seq || f.Geometry.Epoch != last.epoch:
+		case last == nil || f.Seq != last.seq || f.Epoch != last.epoch:
 			failing = false
-			b, err := h.opt.Encode(f, h.opt.MaxSize, h.opt.Quality)
 			h.mu.Lock()
 			h.encodings++
 			h.mu.Unlock()
-			if err != nil {
-				h.log.Warn("owner: live: encode", "err", err)
+			if last != nil && bytes.Equal(f.Data, last.jpeg) {
+				last = &liveFrame{seq: f.Seq, epoch: f.Epoch, jpeg: last.jpeg}
 				break
 			}
-			if last != nil && bytes.Equal(b, last.jpeg) {
-				last = &liveFrame{seq: f.Seq, epoch: f.Geometry.Epoch, jpeg: last.jpeg}
-				break
-			}
-			last = &liveFrame{seq: f.Seq, epoch: f.Geometry.Epoch, jpeg: b}
+			last = &liveFrame{seq: f.Seq, epoch: f.Epoch, jpeg: f.Data}
 			h.publish(gen, last)
 		}
 		select {
@@ -294,43 +280,12 @@ func (b *budget) refill(now time.Time) {
 	b.at = now
 }
 
-// scaleJPEG fits f into maxSize on its longer side and encodes it.
-func scaleJPEG(f *phone.Frame, maxSize, quality int) ([]byte, error) {
-	src := f.Image
-	sb := src.Bounds()
-	if sb.Dx() <= 0 || sb.Dy() <= 0 {
-		return nil, errEmptyFrame
-	}
-	w, h := sb.Dx(), sb.Dy()
-	if long := max(w, h); long > maxSize {
-		w, h = max(1, w*maxSize/long), max(1, h*maxSize/long)
-	}
-	if w == sb.Dx() && f.JPEG != nil {
-		return f.JPEG, nil
-	}
-	img := src
-	if w != sb.Dx() || h != sb.Dy() {
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, sb, draw.Src, nil)
-		img = dst
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		return nil, fmt.Errorf("owner: live: encode: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
 // liveSize is the stream picture's size for a screen of geometry g: the
 // page gives the image these dimensions so it keeps its shape before the
 // first picture arrives.
 func liveSize(g phone.Geometry, maxSize int) (w, h int) {
-	w, h = g.Width, g.Height
-	if w <= 0 || h <= 0 {
+	if g.Width <= 0 || g.Height <= 0 {
 		return 0, 0
 	}
-	if long := max(w, h); long > maxSize {
-		w, h = max(1, w*maxSize/long), max(1, h*maxSize/long)
-	}
-	return w, h
+	return picture.Fit(g.Width, g.Height, maxSize)
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openlolo/openlolo/appliance/mcp"
-	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
 )
@@ -28,8 +26,9 @@ func cpuTime(b *testing.B) time.Duration {
 }
 
 // BenchmarkLiveStream is the live stream's cost on the simulated phone at
-// the default size (1179×2556 scaled to 960 high, the box's encoder: build
-// with -tags turbojpeg for libjpeg-turbo, as the box is), through the real
+// the default size (1179×2556 scaled to 960 high by the picture package:
+// build with -tags turbojpeg for libjpeg-turbo, as the box is; picture's
+// BenchmarkLiveEncode is one picture's encoding), through the real
 // box page over HTTPS with one logged-in viewer. Three windows of
 // -live.window each, in the same run:
 //
@@ -50,7 +49,7 @@ func BenchmarkLiveStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ph.Close()
-	bx, c := claimedBox(b, boxOpts{phone: ph, live: owner.LiveOptions{Encode: mcp.EncodeJPEG}})
+	bx, c := claimedBox(b, boxOpts{phone: ph})
 	ctx := context.Background()
 	at, _ := ph.IconCenter("Notes")
 	if _, err := ph.Touch(ctx, phone.Tap(at, phone.TapHold)); err != nil {
@@ -132,38 +131,5 @@ func BenchmarkLiveStream(b *testing.B) {
 		}
 		b.ReportMetric(sfps, "still-frames/s")
 		b.ReportMetric(scpu, "still-cpu%")
-	}
-}
-
-// BenchmarkLiveEncode is one stream picture's encoding at the default
-// size from the simulated phone's 1179×2556 frame: the box's encoder
-// (mcp.EncodeJPEG: its box-filter scaler and, under -tags turbojpeg,
-// libjpeg-turbo) against the page's fallback (x/image/draw and
-// image/jpeg) in the same run.
-func BenchmarkLiveEncode(b *testing.B) {
-	ph, err := sim.New(sim.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ph.Close()
-	f, err := ph.Screenshot(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, enc := range []struct {
-		name string
-		fn   func(*phone.Frame, int, int) ([]byte, error)
-	}{{"box", mcp.EncodeJPEG}, {"fallback", owner.ScaleJPEG}} {
-		b.Run(enc.name, func(b *testing.B) {
-			var n int
-			for b.Loop() {
-				out, err := enc.fn(f, owner.DefaultLiveSize, owner.DefaultLiveQuality)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n = len(out)
-			}
-			b.ReportMetric(float64(n), "bytes/frame")
-		})
 	}
 }

@@ -33,7 +33,7 @@ func testSim(t *testing.T) *sim.Phone {
 func TestLiveHubCapturesOnlyWhileWatched(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ph := testSim(t)
-		h := newLiveHub(ph, LiveOptions{}, slog.New(slog.DiscardHandler))
+		h := newLiveHub(PhoneScreen(ph), LiveOptions{}, slog.New(slog.DiscardHandler))
 		time.Sleep(time.Second)
 		if n, c := h.stats(); n != 0 || c != 0 {
 			t.Fatalf("without a viewer the hub took %d screenshots and %d encodings", n, c)
@@ -110,7 +110,7 @@ func TestLiveHubCapturesOnlyWhileWatched(t *testing.T) {
 func TestLiveHubSlowViewerGetsNewest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ph := testSim(t)
-		h := newLiveHub(ph, LiveOptions{}, slog.New(slog.DiscardHandler))
+		h := newLiveHub(PhoneScreen(ph), LiveOptions{}, slog.New(slog.DiscardHandler))
 		v, err := h.join("s")
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func TestLiveHubSlowViewerGetsNewest(t *testing.T) {
 
 func TestLiveHubLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newLiveHub(testSim(t), LiveOptions{PerSession: 2, Viewers: 3}, slog.New(slog.DiscardHandler))
+		h := newLiveHub(PhoneScreen(testSim(t)), LiveOptions{PerSession: 2, Viewers: 3}, slog.New(slog.DiscardHandler))
 		var vs []*viewer
 		for _, s := range []string{"a", "a"} {
 			v, err := h.join(s)
@@ -177,7 +177,7 @@ func TestLiveHubPhoneGone(t *testing.T) {
 			t.Fatal(err)
 		}
 		ph.Close()
-		h := newLiveHub(ph, LiveOptions{}, slog.New(slog.DiscardHandler))
+		h := newLiveHub(PhoneScreen(ph), LiveOptions{}, slog.New(slog.DiscardHandler))
 		v, err := h.join("s")
 		if err != nil {
 			t.Fatal(err)

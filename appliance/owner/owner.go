@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/openlolo/openlolo/api"
@@ -27,9 +26,12 @@ type Config struct {
 	// OAuth is the authorization server whose requests and clients the
 	// Access page lists and whose browser flow the consent page completes.
 	OAuth *oauth.Server
-	// Phone is the attached phone, for the Status page and its live
-	// screenshot. It may be nil (the page then says no phone is attached).
+	// Phone is the attached phone, for the Status page's state and
+	// problems. It may be nil (the page then says no phone is attached).
 	Phone phone.Phone
+	// Screen gives the Status page's pictures (the still picture and the
+	// live view) through control; nil: the page shows none.
+	Screen Screen
 	// Control pauses and resumes input and lists recent operations; nil
 	// until the control service exists (the pages then say so).
 	Control Controller
@@ -187,11 +189,7 @@ type Pages struct {
 
 	presence *presence // the claim waiting for the button; nil without Config.Button
 
-	live *liveHub // the live stream's capture; nil without a phone
-
-	screenMu   sync.Mutex // guards the last encoded screenshot
-	screenSeq  uint64     // its frame's Seq
-	screenJPEG []byte     // nil until the first one
+	live *liveHub // the live stream's capture; nil without Config.Screen
 }
 
 // New checks cfg and returns the box page.
@@ -209,8 +207,8 @@ func New(cfg Config) (*Pages, error) {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Phone != nil {
-		p.live = newLiveHub(cfg.Phone, cfg.Live, p.log)
+	if cfg.Screen != nil {
+		p.live = newLiveHub(cfg.Screen, cfg.Live, p.log)
 	}
 	if err := p.parseTemplates(); err != nil {
 		return nil, err

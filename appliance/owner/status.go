@@ -1,22 +1,22 @@
 package owner
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/jpeg"
 	"net/http"
 	"strconv"
 	"time"
 
-	"golang.org/x/image/draw"
-
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-// screenWidth is the width the Status page's screenshot is scaled to.
-const screenWidth = 480
+// The Status page's still picture: scaled to 480 wide (a narrower screen
+// is sent as it is), JPEG quality 75.
+const (
+	screenWidth   = 480
+	screenQuality = 75
+)
 
 // statusPage is the Status page.
 type statusPage struct {
@@ -53,7 +53,7 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		if sp.Waiting {
 			sp.Reload = 5
 		}
-		sp.LiveWidth, sp.LiveHeight = liveSize(sp.State.Geometry, p.live.opt.MaxSize)
+		sp.LiveWidth, sp.LiveHeight = liveSize(sp.State.Geometry, p.cfg.Live.withDefaults().MaxSize)
 		sp.Epoch = api.FormatEpoch(sp.State.Geometry.Epoch)
 		sp.Buttons = liveButtons(sp.Phone)
 		sp.CanDrive = p.cfg.Driver != nil
@@ -85,67 +85,21 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 // screen serves the phone's current screen, scaled for the page.
 func (p *Pages) screen(w http.ResponseWriter, r *http.Request) {
 	setHeaders(w)
-	if p.cfg.Phone == nil {
+	if p.cfg.Screen == nil {
 		http.Error(w, "No phone is attached to the box.", http.StatusServiceUnavailable)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	f, err := p.cfg.Phone.Screenshot(ctx)
+	pic, err := p.cfg.Screen.Screen(ctx, picture.Box{W: screenWidth}, screenQuality)
 	if err != nil {
 		p.log.Warn("owner: screenshot", "err", err)
 		http.Error(w, "The box could not take a screenshot: "+err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	b, err := p.screenFor(f)
-	if err != nil {
-		p.log.Warn("owner: encode screenshot", "err", err)
-		http.Error(w, "The box could not encode the screenshot.", http.StatusInternalServerError)
-		return
-	}
 	w.Header().Set("Content-Type", "image/jpeg")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.Write(b)
-}
-
-// screenFor returns the page JPEG of f, encoding it only when the phone
-// showed a new picture since the last one (frames with one Seq are equal).
-func (p *Pages) screenFor(f *phone.Frame) ([]byte, error) {
-	p.screenMu.Lock()
-	defer p.screenMu.Unlock()
-	if p.screenJPEG != nil && f.Seq == p.screenSeq {
-		return p.screenJPEG, nil
-	}
-	b, err := pageJPEG(f)
-	if err != nil {
-		return nil, err
-	}
-	p.screenSeq, p.screenJPEG = f.Seq, b
-	return b, nil
-}
-
-// pageJPEG scales the frame to screenWidth and encodes it.
-func pageJPEG(f *phone.Frame) ([]byte, error) {
-	src := f.Image
-	sb := src.Bounds()
-	if sb.Dx() <= 0 || sb.Dy() <= 0 {
-		return nil, errEmptyFrame
-	}
-	if sb.Dx() <= screenWidth && f.JPEG != nil {
-		return f.JPEG, nil
-	}
-	img := src
-	if sb.Dx() > screenWidth {
-		h := sb.Dy() * screenWidth / sb.Dx()
-		dst := image.NewRGBA(image.Rect(0, 0, screenWidth, max(h, 1)))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, sb, draw.Src, nil)
-		img = dst
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 75}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	w.Header().Set("Content-Length", strconv.Itoa(len(pic.Data)))
+	w.Write(pic.Data)
 }
 
 func (p *Pages) pause(w http.ResponseWriter, r *http.Request) {

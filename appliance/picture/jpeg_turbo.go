@@ -1,6 +1,6 @@
 //go:build cgo && turbojpeg
 
-package mcp
+package picture
 
 /*
 #cgo LDFLAGS: -lturbojpeg
@@ -18,8 +18,9 @@ import (
 	"unsafe"
 )
 
-// jpegEncoder names the JPEG encoder this binary was built with.
-const jpegEncoder = "libjpeg-turbo"
+// Encoder names the JPEG encoder this binary was built with (shown in
+// benchmark logs).
+const Encoder = "libjpeg-turbo"
 
 // encodeJPEG encodes img with libjpeg-turbo (4:2:0, the given quality),
 // several times faster than image/jpeg. Debian's libturbojpeg0-dev ships
@@ -32,11 +33,11 @@ func encodeJPEG(buf *bytes.Buffer, img image.Image, quality int) error {
 	}
 	b := rgba.Bounds()
 	if b.Empty() {
-		return errors.New("mcp: encode jpeg: empty image")
+		return errors.New("empty image")
 	}
 	h := C.tjInitCompress()
 	if h == nil {
-		return errors.New("mcp: encode jpeg: tjInitCompress failed")
+		return errors.New("tjInitCompress failed")
 	}
 	defer C.tjDestroy(h)
 	var out *C.uchar
@@ -44,7 +45,7 @@ func encodeJPEG(buf *bytes.Buffer, img image.Image, quality int) error {
 	pix := rgba.Pix[rgba.PixOffset(b.Min.X, b.Min.Y):]
 	if C.tjCompress2(h, (*C.uchar)(unsafe.Pointer(&pix[0])), C.int(b.Dx()), C.int(rgba.Stride), C.int(b.Dy()),
 		C.TJPF_RGBA, &out, &size, C.TJSAMP_420, C.int(quality), C.TJFLAG_FASTDCT) != 0 {
-		return fmt.Errorf("mcp: encode jpeg: %s", C.GoString(C.tjGetErrorStr2(h)))
+		return fmt.Errorf("%s", C.GoString(C.tjGetErrorStr2(h)))
 	}
 	defer C.tjFree(out)
 	buf.Write(unsafe.Slice((*byte)(unsafe.Pointer(out)), int(size)))

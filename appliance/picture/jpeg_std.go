@@ -1,6 +1,6 @@
 //go:build !(cgo && turbojpeg)
 
-package mcp
+package picture
 
 import (
 	"bytes"
@@ -8,8 +8,9 @@ import (
 	"image/jpeg"
 )
 
-// jpegEncoder names the JPEG encoder this binary was built with.
-const jpegEncoder = "image/jpeg"
+// Encoder names the JPEG encoder this binary was built with (shown in
+// benchmark logs).
+const Encoder = "image/jpeg"
 
 // encodeJPEG encodes img with the standard library (build with the tag
 // turbojpeg and cgo to use libjpeg-turbo instead).

@@ -1,37 +1,55 @@
-package mcp
+package picture
 
 import (
 	"encoding/binary"
 	"image"
+	"image/draw"
 	"runtime"
 	"sync"
-
-	"golang.org/x/image/draw"
 )
 
-// downscale returns img scaled to w×h. For *image.RGBA (what the sim and
-// the capture path produce) it averages integer k×k blocks first (so large
-// reductions do not alias) and then samples bilinearly in 8-bit fixed
-// point straight on the pixel bytes; other image types go through
-// x/image/draw's ApproxBiLinear.
-func downscale(img image.Image, w, h int) *image.RGBA {
-	return downscaleInto(image.NewRGBA(image.Rect(0, 0, w, h)), img)
+// Downscale returns src scaled to w×h (smaller than src, or its size).
+// See [Scale].
+func Downscale(src image.Image, w, h int) *image.RGBA {
+	return Scale(image.NewRGBA(image.Rect(0, 0, w, h)), src)
 }
 
-// downscaleInto is downscale into dst, whose bounds give the size; every
-// pixel of dst is written, so dst may hold an earlier picture.
-func downscaleInto(dst *image.RGBA, img image.Image) *image.RGBA {
+// Scale writes src, scaled to dst's size, into every pixel of dst (so dst
+// may hold an earlier picture) and returns dst. It averages integer k×k
+// blocks first, so a large reduction keeps text grey rather than
+// aliasing it into stripes, then samples bilinearly in 8-bit fixed point
+// straight on the pixel bytes. An *image.RGBA (what the sim and the
+// capture give) is read in place, a sub-image too; another image type is
+// converted to RGBA first.
+func Scale(dst *image.RGBA, src image.Image) *image.RGBA {
+	rgba, out := asRGBA(src), atOrigin(dst)
+	if k := min(rgba.Rect.Dx()/out.Rect.Dx(), rgba.Rect.Dy()/out.Rect.Dy()); k >= 2 {
+		rgba = boxReduce(rgba, k)
+	}
+	bilinearInto(out, rgba)
+	return dst
+}
+
+// asRGBA is img as an *image.RGBA whose bounds start at the origin: the
+// same pixels when img is one (a sub-image's rows are re-addressed, not
+// copied), a converted copy otherwise.
+func asRGBA(img image.Image) *image.RGBA {
+	b := img.Bounds()
 	src, ok := img.(*image.RGBA)
 	if !ok {
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
-		return dst
+		src = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		draw.Draw(src, src.Rect, img, b.Min, draw.Src)
+		return src
 	}
-	b := src.Bounds()
-	if k := min(b.Dx()/dst.Rect.Dx(), b.Dy()/dst.Rect.Dy()); k >= 2 {
-		src = boxReduce(src, k)
+	return atOrigin(src)
+}
+
+// atOrigin is p with its bounds moved to the origin, over the same pixels.
+func atOrigin(p *image.RGBA) *image.RGBA {
+	if p.Rect.Min == (image.Point{}) {
+		return p
 	}
-	bilinearInto(dst, src)
-	return dst
+	return &image.RGBA{Pix: p.Pix[p.PixOffset(p.Rect.Min.X, p.Rect.Min.Y):], Stride: p.Stride, Rect: image.Rect(0, 0, p.Rect.Dx(), p.Rect.Dy())}
 }
 
 // boxReduce averages each k×k block of src into one pixel.

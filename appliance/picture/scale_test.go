@@ -1,4 +1,4 @@
-package mcp
+package picture
 
 import (
 	"bytes"
@@ -73,21 +73,21 @@ func TestBilinearMatchesBefore(t *testing.T) {
 // BenchmarkScreenshot1536 is a new-frame screenshot (1179×2556 → 708×1536
 // JPEG q80 with this build's encoder) the way it was before and the way it
 // is now, in the same run. before is the previous path (per-channel
-// scaler into a new picture, then the encoder); now is imageCache.encode
+// scaler into a new picture, then the encoder); now is Cache.Encode
 // with a new frame each time; now-1g is the new scaler on one goroutine
 // into a reused picture (the share of the gain that is not the second
 // core's). Each iteration runs every variant once, in turn, so a shared
 // machine's load falls on all of them alike; the metrics are the medians
 // (ms) and the ratios to before.
 func BenchmarkScreenshot1536(b *testing.B) {
-	b.Log("JPEG encoder:", jpegEncoder)
+	b.Log("JPEG encoder:", Encoder)
 	f := simFrame(b)
 	src := f.Image.(*image.RGBA)
-	c := newImageCache(1)
+	c := NewCache(1)
 	one := image.NewRGBA(image.Rect(0, 0, 708, 1536))
 	encode := func(img image.Image) {
 		var buf bytes.Buffer
-		if err := encodeJPEG(&buf, img, jpegQuality); err != nil {
+		if err := encodeJPEG(&buf, img, 80); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -101,12 +101,12 @@ func BenchmarkScreenshot1536(b *testing.B) {
 		{"now", func() image.Image {
 			s := c.scratchRGBA(708, 1536)
 			defer c.scratch.Put(s)
-			return downscaleInto(s, src)
+			return Scale(s, src)
 		}, func() {
-			g := *f
+			g := f
 			seq++
 			g.Seq = seq
-			if _, err := c.encode(&g, "jpeg", 1536); err != nil {
+			if _, err := c.Encode(g, jpegAt(1536)); err != nil {
 				b.Fatal(err)
 			}
 		}},
