@@ -130,7 +130,9 @@ func BenchmarkThumbnail(b *testing.B) {
 			img.SetRGBA(x, y, color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255})
 		}
 	}
-	// The baseline: the same picture as NRGBA takes x/image's BiLinear.
+	// The same picture as NRGBA (another type than the capture's): it was
+	// x/image's BiLinear before package picture; now it is converted to
+	// RGBA and scaled as that (the name stays for comparison).
 	nrgba := image.NewNRGBA(img.Rect)
 	copy(nrgba.Pix, img.Pix)
 	for _, c := range []struct {

@@ -52,7 +52,7 @@ func atOrigin(p *image.RGBA) *image.RGBA {
 	return &image.RGBA{Pix: p.Pix[p.PixOffset(p.Rect.Min.X, p.Rect.Min.Y):], Stride: p.Stride, Rect: image.Rect(0, 0, p.Rect.Dx(), p.Rect.Dy())}
 }
 
-// boxReduce averages each k×k block of src into one pixel.
+// boxReduce averages each k×k block of src (at the origin) into one pixel.
 func boxReduce(src *image.RGBA, k int) *image.RGBA {
 	b := src.Bounds()
 	w, h := b.Dx()/k, b.Dy()/k
@@ -97,8 +97,8 @@ func bilinear(src *image.RGBA, w, h int) *image.RGBA {
 	return dst
 }
 
-// bilinearInto is bilinear into dst (at the origin), whose bounds give the
-// size.
+// bilinearInto is bilinear into dst, whose bounds give the size; dst and
+// src are at the origin.
 func bilinearInto(dst, src *image.RGBA) {
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
 	xs, ys := taps(w, src.Bounds().Dx()), taps(h, src.Bounds().Dy())
