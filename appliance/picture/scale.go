@@ -23,7 +23,7 @@ func Downscale(src image.Image, w, h int) *image.RGBA {
 // converted to RGBA first.
 func Scale(dst *image.RGBA, src image.Image) *image.RGBA {
 	rgba, out := asRGBA(src), atOrigin(dst)
-	if k := min(rgba.Rect.Dx()/out.Rect.Dx(), rgba.Rect.Dy()/out.Rect.Dy()); k >= 2 {
+	if k := min(rgba.Rect.Dx()/out.Rect.Dx(), rgba.Rect.Dy()/out.Rect.Dy(), maxBox); k >= 2 {
 		rgba = boxReduce(rgba, k)
 	}
 	bilinearInto(out, rgba)
@@ -52,7 +52,14 @@ func atOrigin(p *image.RGBA) *image.RGBA {
 	return &image.RGBA{Pix: p.Pix[p.PixOffset(p.Rect.Min.X, p.Rect.Min.Y):], Stride: p.Stride, Rect: image.Rect(0, 0, p.Rect.Dx(), p.Rect.Dy())}
 }
 
-// boxReduce averages each k×k block of src (at the origin) into one pixel.
+// maxBox is the largest block boxReduce averages: a 16-bit lane of its
+// sums adds up to maxBox/2 bytes.
+const maxBox = 512
+
+// boxReduce averages each k×k block of src (at the origin) into one
+// pixel, k at most maxBox. Each block row is summed two pixels at a time
+// (SWAR, as bilinear): a uint64 of two pixels' bytes splits into even
+// bytes (R, B) and odd bytes (G, A) in 16-bit lanes.
 func boxReduce(src *image.RGBA, k int) *image.RGBA {
 	b := src.Bounds()
 	w, h := b.Dx()/k, b.Dy()/k
@@ -62,16 +69,26 @@ func boxReduce(src *image.RGBA, k int) *image.RGBA {
 	for y := range h {
 		clear(sums)
 		for dy := range k {
-			row := src.Pix[(y*k+dy)*src.Stride+0 : (y*k+dy)*src.Stride+4*w*k]
+			row := src.Pix[(y*k+dy)*src.Stride : (y*k+dy)*src.Stride+4*w*k]
 			for x := range w {
-				s := sums[4*x : 4*x+4 : 4*x+4]
-				for dx := range k {
-					p := row[4*(x*k+dx) : 4*(x*k+dx)+4 : 4*(x*k+dx)+4]
-					s[0] += uint32(p[0])
-					s[1] += uint32(p[1])
-					s[2] += uint32(p[2])
-					s[3] += uint32(p[3])
+				block := row[4*x*k : 4*(x+1)*k]
+				var even, odd uint64 // lanes: pixel 0's R (G), B (A); pixel 1's R (G), B (A)
+				i := 0
+				for ; i+8 <= len(block); i += 8 {
+					u := binary.LittleEndian.Uint64(block[i:])
+					even += u & evenBytes
+					odd += (u >> 8) & evenBytes
 				}
+				if i < len(block) { // odd k: the last pixel alone
+					u := uint64(binary.LittleEndian.Uint32(block[i:]))
+					even += u & evenBytes
+					odd += (u >> 8) & evenBytes
+				}
+				s := sums[4*x : 4*x+4 : 4*x+4]
+				s[0] += uint32(even&0xffff + even>>32&0xffff)
+				s[1] += uint32(odd&0xffff + odd>>32&0xffff)
+				s[2] += uint32(even>>16&0xffff + even>>48)
+				s[3] += uint32(odd>>16&0xffff + odd>>48)
 			}
 		}
 		out := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]

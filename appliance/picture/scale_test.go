@@ -150,3 +150,43 @@ func BenchmarkScreenshot1536(b *testing.B) {
 	}
 	b.ReportMetric(0, "ns/op") // an iteration is all variants: not a figure
 }
+
+// boxReduceBefore is the per-channel block average that boxReduce
+// replaced, kept as the reference of its result.
+func boxReduceBefore(src *image.RGBA, k int) *image.RGBA {
+	w, h := src.Rect.Dx()/k, src.Rect.Dy()/k
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	n := k * k
+	for y := range h {
+		for x := range w {
+			for c := range 4 {
+				sum := 0
+				for dy := range k {
+					for dx := range k {
+						sum += int(src.Pix[(y*k+dy)*src.Stride+4*(x*k+dx)+c])
+					}
+				}
+				dst.Pix[y*dst.Stride+4*x+c] = uint8((sum + n/2) / n)
+			}
+		}
+	}
+	return dst
+}
+
+// The two-pixels-at-a-time block average gives, byte for byte, the
+// per-channel one, for even and odd blocks, up to the largest.
+func TestBoxReduceMatchesBefore(t *testing.T) {
+	src := simFrame(t).Image.(*image.RGBA)
+	for _, k := range []int{2, 3, 7, 15, 16} {
+		if got, want := boxReduce(src, k), boxReduceBefore(src, k); !bytes.Equal(got.Pix, want.Pix) || got.Rect != want.Rect {
+			t.Errorf("k=%d: the picture differs from the per-channel average", k)
+		}
+	}
+	white := image.NewRGBA(image.Rect(0, 0, maxBox+1, maxBox))
+	for i := range white.Pix {
+		white.Pix[i] = 255
+	}
+	if got := boxReduce(white, maxBox); got.Rect.Dx() != 1 || !bytes.Equal(got.Pix, []byte{255, 255, 255, 255}) {
+		t.Errorf("a white %d-block averages to %v, want one white pixel", maxBox, got.Pix)
+	}
+}
