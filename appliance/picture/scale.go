@@ -52,44 +52,26 @@ func atOrigin(p *image.RGBA) *image.RGBA {
 	return &image.RGBA{Pix: p.Pix[p.PixOffset(p.Rect.Min.X, p.Rect.Min.Y):], Stride: p.Stride, Rect: image.Rect(0, 0, p.Rect.Dx(), p.Rect.Dy())}
 }
 
-// maxBox is the largest block boxReduce averages: a 16-bit lane of its
-// sums adds up to maxBox/2 bytes.
+// maxBox is the largest block boxReduce averages: a 16-bit lane of
+// addBlocksPacked adds up to maxBox/2 bytes.
 const maxBox = 512
 
 // boxReduce averages each k×k block of src (at the origin) into one
-// pixel, k at most maxBox. Each block row is summed two pixels at a time
-// (SWAR, as bilinear): a uint64 of two pixels' bytes splits into even
-// bytes (R, B) and odd bytes (G, A) in 16-bit lanes.
+// pixel, k at most maxBox.
 func boxReduce(src *image.RGBA, k int) *image.RGBA {
 	b := src.Bounds()
 	w, h := b.Dx()/k, b.Dy()/k
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	sums := make([]uint32, 4*w)
 	n := uint32(k * k)
+	add := addBlocksPacked
+	if k < 4 {
+		add = addBlocks // a block row of 2 or 3 pixels: unpacking lanes costs more than it saves
+	}
 	for y := range h {
 		clear(sums)
 		for dy := range k {
-			row := src.Pix[(y*k+dy)*src.Stride : (y*k+dy)*src.Stride+4*w*k]
-			for x := range w {
-				block := row[4*x*k : 4*(x+1)*k]
-				var even, odd uint64 // lanes: pixel 0's R (G), B (A); pixel 1's R (G), B (A)
-				i := 0
-				for ; i+8 <= len(block); i += 8 {
-					u := binary.LittleEndian.Uint64(block[i:])
-					even += u & evenBytes
-					odd += (u >> 8) & evenBytes
-				}
-				if i < len(block) { // odd k: the last pixel alone
-					u := uint64(binary.LittleEndian.Uint32(block[i:]))
-					even += u & evenBytes
-					odd += (u >> 8) & evenBytes
-				}
-				s := sums[4*x : 4*x+4 : 4*x+4]
-				s[0] += uint32(even&0xffff + even>>32&0xffff)
-				s[1] += uint32(odd&0xffff + odd>>32&0xffff)
-				s[2] += uint32(even>>16&0xffff + even>>48)
-				s[3] += uint32(odd>>16&0xffff + odd>>48)
-			}
+			add(sums, src.Pix[(y*k+dy)*src.Stride:(y*k+dy)*src.Stride+4*w*k], k)
 		}
 		out := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
 		for i, v := range sums {
@@ -97,6 +79,48 @@ func boxReduce(src *image.RGBA, k int) *image.RGBA {
 		}
 	}
 	return dst
+}
+
+// addBlocks adds each k pixels of row to sums (four per block: R, G, B,
+// A), channel by channel.
+func addBlocks(sums []uint32, row []byte, k int) {
+	for x := range len(sums) / 4 {
+		s := sums[4*x : 4*x+4 : 4*x+4]
+		for dx := range k {
+			p := row[4*(x*k+dx) : 4*(x*k+dx)+4 : 4*(x*k+dx)+4]
+			s[0] += uint32(p[0])
+			s[1] += uint32(p[1])
+			s[2] += uint32(p[2])
+			s[3] += uint32(p[3])
+		}
+	}
+}
+
+// addBlocksPacked is addBlocks two pixels at a time (SWAR, as bilinear):
+// a uint64 of two pixels' bytes splits into even bytes (R, B) and odd
+// bytes (G, A) in 16-bit lanes, which hold the sum of up to maxBox/2
+// bytes.
+func addBlocksPacked(sums []uint32, row []byte, k int) {
+	for x := range len(sums) / 4 {
+		block := row[4*x*k : 4*(x+1)*k]
+		var even, odd uint64 // lanes: pixel 0's R (G), B (A); pixel 1's R (G), B (A)
+		i := 0
+		for ; i+8 <= len(block); i += 8 {
+			u := binary.LittleEndian.Uint64(block[i:])
+			even += u & evenBytes
+			odd += (u >> 8) & evenBytes
+		}
+		if i < len(block) { // odd k: the last pixel alone
+			u := uint64(binary.LittleEndian.Uint32(block[i:]))
+			even += u & evenBytes
+			odd += (u >> 8) & evenBytes
+		}
+		s := sums[4*x : 4*x+4 : 4*x+4]
+		s[0] += uint32(even&0xffff + even>>32&0xffff)
+		s[1] += uint32(odd&0xffff + odd>>32&0xffff)
+		s[2] += uint32(even>>16&0xffff + even>>48)
+		s[3] += uint32(odd>>16&0xffff + odd>>48)
+	}
 }
 
 // bilinear samples src at w×h with pixel centres aligned, in 8-bit fixed
