@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,70 @@ func (bt *browserTab) measure() (overflow, error) {
 	return o, err
 }
 
+// minPadding is the least padding, in CSS px, a card keeps between its
+// border and its text on either side: text against the border reads as
+// cut off.
+const minPadding = 8
+
+// layoutJS checks every card (main .card) the way a reader sees it: the
+// card keeps at least minPadding px of padding left and right, and its
+// headings and code blocks (h1, h2, h3, pre) lie inside its content box,
+// one below the other in document order (none beside or above the one
+// before it). It returns the faults, each naming the element as
+// tag#id.class "text…" (at most 8). A card rule meant for one page that
+// also matched another page's cards (a flex row of headings and code
+// blocks, no padding) broke Connect this way while every page passed the
+// overflow check.
+const layoutJS = `(() => {
+  const faults = [];
+  const px = v => parseFloat(v) || 0;
+  const name = el => {
+    let d = el.tagName.toLowerCase();
+    if (el.id) d += "#" + el.id;
+    for (const c of el.classList) d += "." + c;
+    const txt = (el.innerText || "").replace(/\s+/g, " ").trim().slice(0, 40);
+    return d + (txt ? " \"" + txt + "\"" : "");
+  };
+  for (const card of document.querySelectorAll("main .card")) {
+    if (!card.getClientRects().length) continue;
+    const cs = getComputedStyle(card), r = card.getBoundingClientRect();
+    const padL = px(cs.paddingLeft), padR = px(cs.paddingRight);
+    if (padL < MIN || padR < MIN) {
+      faults.push(name(card) + ": padding " + padL + " px left, " + padR + " px right, want at least MIN px");
+    }
+    const box = {
+      left: r.left + px(cs.borderLeftWidth) + padL, right: r.right - px(cs.borderRightWidth) - padR,
+      top: r.top + px(cs.borderTopWidth) + px(cs.paddingTop), bottom: r.bottom - px(cs.borderBottomWidth) - px(cs.paddingBottom),
+    };
+    let prev = null;
+    for (const el of card.querySelectorAll("h1, h2, h3, pre")) {
+      if (el.closest(".card") !== card || !el.getClientRects().length) continue;
+      const e = el.getBoundingClientRect();
+      if (e.left < box.left - 0.5 || e.right > box.right + 0.5 || e.top < box.top - 0.5 || e.bottom > box.bottom + 0.5) {
+        faults.push(name(el) + " at x " + Math.round(e.left) + "-" + Math.round(e.right) + " is outside its card's content box (x " + Math.round(box.left) + "-" + Math.round(box.right) + ")");
+      }
+      if (prev && e.top < prev.r.bottom - 0.5) {
+        faults.push(name(el) + " sits beside or above " + name(prev.el) + " (top " + Math.round(e.top) + " px, the one before ends at " + Math.round(prev.r.bottom) + " px)");
+      }
+      prev = {el: el, r: e};
+    }
+    if (faults.length >= 8) break;
+  }
+  return faults.slice(0, 8);
+})()`
+
+// layoutFaults runs layoutJS in the tab's page.
+func (bt *browserTab) layoutFaults() ([]string, error) {
+	js := strings.ReplaceAll(layoutJS, "MIN", strconv.Itoa(minPadding))
+	raw, err := run(bt, chromedp.Evaluate[[]byte](js))
+	if err != nil {
+		return nil, err
+	}
+	var faults []string
+	err = json.Unmarshal(raw, &faults)
+	return faults, err
+}
+
 // viewport sets the tab's width (a phone's is a mobile viewport, which
 // honours the page's viewport meta and has overlay scrollbars).
 func (bt *browserTab) viewport(width int64) error {
@@ -113,7 +178,7 @@ func (bt *browserTab) viewport(width int64) error {
 
 // shootPage opens p at every width, with and without JavaScript, fails
 // the test if the document is wider than the viewport (naming what sticks
-// out), and writes each screenshot to shots/<name>-<width>[-nojs].png.
+// out) or a card's layout is broken (layoutJS), and writes each screenshot to shots/<name>-<width>[-nojs].png.
 func shootPage(t *testing.T, owner *browserTab, shots string, p page) {
 	t.Helper()
 	bt := owner
@@ -148,6 +213,11 @@ func shootPage(t *testing.T, owner *browserTab, shots string, p page) {
 			if o.ScrollWidth > o.ClientWidth {
 				t.Errorf("%s (%s): the page is %d px wide in a %d px viewport; sticking out: %s",
 					name, bt.path(t), o.ScrollWidth, o.ClientWidth, strings.Join(o.Offenders, "; "))
+			}
+			if faults, err := bt.layoutFaults(); err != nil {
+				t.Fatalf("%s: layout: %v", name, err)
+			} else if len(faults) > 0 {
+				t.Errorf("%s (%s): the cards' layout is broken: %s", name, bt.path(t), strings.Join(faults, "; "))
 			}
 			png, err := run(bt, chromedp.FullScreenshot(100))
 			if err != nil {
@@ -210,6 +280,38 @@ func testOverflowCheck(t *testing.T, bt *browserTab) {
 		want := map[bool]string{true: "scripted", false: "static"}[js]
 		if got := tab.text(t, "#m"); got != want {
 			t.Fatalf("JavaScript %v: the page says %q, want %q", js, got, want)
+		}
+	}
+}
+
+// testLayoutCheck shows the layout check can fail: a card laid out as a
+// wrapping flex row without padding (what broke Connect) is measured as
+// faulty, with its heading and code block named, and a plain card is not.
+func testLayoutCheck(t *testing.T, bt *browserTab) {
+	tab := bt.newContext(t)
+	for _, w := range widths {
+		if err := tab.viewport(w); err != nil {
+			t.Fatal(err)
+		}
+		const head = `<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1"><style>.card{border:1px solid #888;padding:1em}</style><main>`
+		const body = `<h2>Claude Code</h2><h3>Through the bridge</h3><p>shell</p><pre>claude mcp add openlolo -- openlolo mcp</pre><h3>Remote</h3><pre>claude mcp add --transport http</pre></section></main>`
+		broken := head + `<section class="card" style="display:flex;flex-wrap:wrap;justify-content:space-between;padding:0.7em 0">` + body
+		if err := tab.do(chromedp.Navigate("data:text/html," + url.PathEscape(broken))); err != nil {
+			t.Fatal(err)
+		}
+		faults, err := tab.layoutFaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(faults, "; ")
+		if !strings.Contains(all, "padding 0 px left") || !strings.Contains(all, "sits beside or above") {
+			t.Fatalf("at %d px a card in a flex row without padding measured as %q, want its padding and a heading beside another named", w, faults)
+		}
+		if err := tab.do(chromedp.Navigate("data:text/html," + url.PathEscape(head+`<section class="card">`+body))); err != nil {
+			t.Fatal(err)
+		}
+		if faults, err := tab.layoutFaults(); err != nil || len(faults) > 0 {
+			t.Fatalf("at %d px a plain card measured as %q (%v), want no faults", w, faults, err)
 		}
 	}
 }

@@ -227,6 +227,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("pin", func(t *testing.T) { testPin(t, bt) })
 	t.Run("overflow-check", func(t *testing.T) { testOverflowCheck(t, bt) })
+	t.Run("layout-check", func(t *testing.T) { testLayoutCheck(t, bt) })
 	if !t.Run("claim", func(t *testing.T) {
 		shootPage(t, bt, shots, page{name: "claim", path: "/claim"})
 		testClaim(t, bt, setupCode)
