@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
@@ -27,7 +28,20 @@ type Pending struct {
 	Entry    string
 	Created  time.Time
 	Expires  time.Time
+	// LastPoll is when the client last asked for its tokens; zero before
+	// its first poll.
+	LastPoll time.Time
+	// Stopped is set once the client has polled and then not polled for
+	// StoppedPolls intervals: it most likely gave up (a person stopped
+	// the script), and approving would give access nobody collects. A
+	// request never polled is not stopped: a person with curl polls
+	// after approving.
+	Stopped bool
 }
+
+// StoppedPolls is how many polling intervals a device request may go
+// without a poll before Access marks it as stopped ([Pending.Stopped]).
+const StoppedPolls = 2
 
 // Client is an approved client: one line of Access.
 type Client struct {
@@ -40,6 +54,12 @@ type Client struct {
 	LastUsed time.Time // zero: never used
 	Expires  time.Time // zero: until removed
 	GrantID  string
+	// FirstSeen is when the client first asked (registered, or sent its
+	// first device request); RedirectHost the host (and port) its
+	// browser sign-in returns to, "" for a client that signed in with a
+	// code. Two clients of one name ("MCP CLI Proxy") differ in these.
+	FirstSeen    time.Time
+	RedirectHost string
 }
 
 // PendingRequests returns the device requests waiting for the owner, oldest
@@ -73,7 +93,8 @@ func pendingOf(tx *store.Tx, d store.DeviceRequest, now time.Time) (Pending, err
 		return Pending{}, err
 	}
 	p := Pending{Handle: d.Handle, ClientID: d.ClientID, ClientName: c.Name, UserCode: formatUserCode(d.UserCode),
-		Scopes: d.Scopes, Entry: d.Entry, Created: d.Created, Expires: d.Expires}
+		Scopes: d.Scopes, Entry: d.Entry, Created: d.Created, Expires: d.Expires, LastPoll: d.LastPoll,
+		Stopped: !d.LastPoll.IsZero() && now.Sub(d.LastPoll) > StoppedPolls*d.Interval+pollLeeway}
 	if d.Name != "" {
 		p.ClientName = d.Name
 	}
@@ -186,7 +207,8 @@ func (s *Server) Clients(ctx context.Context) ([]Client, error) {
 		grants, clients, err := tx.ActiveGrants(now)
 		for i, g := range grants {
 			out = append(out, Client{ClientID: g.ClientID, Name: clients[i].Name, Scopes: g.Scopes, Entry: g.Entry,
-				Life: Life(g.Life), Created: g.Created, LastUsed: g.LastUsed, Expires: g.Expires, GrantID: g.GrantID})
+				Life: Life(g.Life), Created: g.Created, LastUsed: g.LastUsed, Expires: g.Expires, GrantID: g.GrantID,
+				FirstSeen: clients[i].Created, RedirectHost: redirectHost(clients[i].RedirectURIs)})
 		}
 		return err
 	})
@@ -240,4 +262,22 @@ func (s *Server) GrantActive(ctx context.Context, grantID string) (bool, error) 
 		return false, fmt.Errorf("oauth: grant active: %w", err)
 	}
 	return active, nil
+}
+
+// redirectHost is the host (with port) of a client's first redirect URI,
+// or its scheme for a private-use one (com.example.app:/callback); ""
+// when it has none.
+func redirectHost(uris []string) string {
+	if len(uris) == 0 {
+		return ""
+	}
+	u, err := url.Parse(uris[0])
+	switch {
+	case err != nil:
+		return ""
+	case u.Host != "":
+		return u.Host
+	default:
+		return u.Scheme + ":"
+	}
 }

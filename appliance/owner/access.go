@@ -3,6 +3,7 @@ package owner
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/openlolo/openlolo/appliance/oauth"
 )
@@ -35,6 +36,16 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, "list the waiting requests", err)
 		return
 	}
+	// Requests whose client stopped polling go after the live ones.
+	slices.SortStableFunc(pending, func(a, b oauth.Pending) int {
+		switch {
+		case a.Stopped == b.Stopped:
+			return 0
+		case b.Stopped:
+			return -1
+		}
+		return 1
+	})
 	if h := r.URL.Query().Get("r"); h != "" {
 		ap.Focus, ap.Gone = h, true
 		for i, pr := range pending {

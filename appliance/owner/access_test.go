@@ -367,3 +367,82 @@ func TestAccessRequestInKnownName(t *testing.T) {
 		t.Errorf("Access page: %s", body)
 	}
 }
+
+// An abandoned device request stayed listed for its 10 minutes: once its
+// client stops polling for two intervals, Access marks it and lists it
+// after the live ones; a request never polled is not marked (curl users
+// poll after approving).
+func TestAccessMarksStoppedRequests(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{})
+	gone := askAccess(t, b, "gave up")
+	if a := pollToken(t, b, gone); a.Error != "authorization_pending" {
+		t.Fatalf("first poll: %+v", a)
+	}
+	b.clock.Add(5 * time.Second)
+	fresh := askAccess(t, b, "still asking")
+	b.clock.Add(7 * time.Second) // gave up: 12 s since its poll, over 2 x 5 s + 1 s
+	if a := pollToken(t, b, fresh); a.Error != "authorization_pending" {
+		t.Fatalf("poll: %+v", a)
+	}
+	page := mustGet(t, c, b.url, "/access")
+	iGone, iFresh := strings.Index(page, `data-user-code="`+gone.UserCode+`"`), strings.Index(page, `data-user-code="`+fresh.UserCode+`"`)
+	if iGone < 0 || iFresh < 0 || iFresh > iGone {
+		t.Fatalf("Access does not list the live request before the stopped one (%d, %d): %s", iFresh, iGone, ownertest.Text(page))
+	}
+	if n := strings.Count(page, "stopped asking"); n != 1 || !strings.Contains(page[iGone:], "stopped asking 12 s ago") {
+		t.Errorf("Access marks %d requests as stopped, want the one that gave up: %s", n, ownertest.Text(page))
+	}
+	b.clock.Add(30 * time.Second)
+	never := askAccess(t, b, "never polled")
+	b.clock.Add(30 * time.Second)
+	page = mustGet(t, c, b.url, "/access")
+	i := strings.Index(page, `data-user-code="`+never.UserCode+`"`)
+	if i < 0 || strings.Count(page, "stopped asking") != 2 {
+		t.Errorf("after a minute: %d marked, want the two that polled and stopped: %s", strings.Count(page, "stopped asking"), ownertest.Text(page))
+	}
+}
+
+// Two clients of one name ("MCP CLI Proxy", as mcp-remote registers) were
+// told apart only by a truncated id: the cards say how each signed in
+// (the browser flow's redirect host, or a code), when it was first seen,
+// and the whole client id.
+func TestAccessTellsClientsApart(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{})
+	d, _ := approvedClient(t, b, c, "MCP CLI Proxy", ownertest.Life24h)
+	page := mustGet(t, c, b.url, "/access")
+	card := clientCard(t, page, d.ClientID)
+	for _, want := range []string{"with a code", "First seen", "2026-11-29 12:00 UTC", `<code class="client-id">` + d.ClientID + `</code>`} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card lacks %q: %s", want, ownertest.Text(card))
+		}
+	}
+
+	// The browser flow: the consent page offers the asks, as the device
+	// flow's approval does; the card names where its sign-in returned.
+	const redirect = "http://127.0.0.1:49152/callback"
+	id := register(t, b, "MCP CLI Proxy", redirect)
+	q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {redirect}, "scope": {"phone:read"},
+		"state": {"s"}, "code_challenge": {pkce("a-long-enough-code-verifier-for-pkce-0123456789")}, "code_challenge_method": {"S256"}}
+	res, _ := ownertest.PostForm(t, noRedirect(c), b.url, "/oauth/authorize?"+q.Encode(), url.Values{"csrf": {ownertest.CSRF(t, c, b.url)}, "decision": {"approve"}, "life": {"24h"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve on the consent page: %d", res.StatusCode)
+	}
+	a := postToken(t, b, url.Values{"grant_type": {"authorization_code"}, "code": {mustCode(t, res)}, "redirect_uri": {redirect}, "client_id": {id},
+		"code_verifier": {"a-long-enough-code-verifier-for-pkce-0123456789"}})
+	if a.AccessToken == "" {
+		t.Fatalf("code exchange: %+v", a)
+	}
+	if card := clientCard(t, mustGet(t, c, b.url, "/access"), id); !strings.Contains(card, "in the browser, back to <code>127.0.0.1:49152</code>") {
+		t.Errorf("the browser-flow client's card: %s", ownertest.Text(card))
+	}
+}
+
+// mustCode is the code in an authorization answer's redirect.
+func mustCode(t *testing.T, res *http.Response) string {
+	t.Helper()
+	loc, err := url.Parse(res.Header.Get("Location"))
+	if err != nil || loc.Query().Get("code") == "" {
+		t.Fatalf("no code in the redirect %q (%v)", res.Header.Get("Location"), err)
+	}
+	return loc.Query().Get("code")
+}

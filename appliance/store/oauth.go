@@ -221,7 +221,7 @@ func (t *Tx) GrantByID(grantID string) (OAuthGrant, error) {
 // ActiveGrants returns the grants neither revoked nor expired at now, with
 // their clients, oldest first.
 func (t *Tx) ActiveGrants(now time.Time) ([]OAuthGrant, []OAuthClient, error) {
-	rows, err := t.tx.Query(`SELECT `+grantCols+`, c.name, c.kind, c.created_ms
+	rows, err := t.tx.Query(`SELECT `+grantCols+`, c.name, c.kind, c.created_ms, c.redirect_uris
 		FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
 		WHERE g.revoked_ms = 0 AND (g.expires_ms = 0 OR g.expires_ms > ?)
 		ORDER BY g.created_ms, g.grant_id`, oauthMS(now))
@@ -234,11 +234,15 @@ func (t *Tx) ActiveGrants(now time.Time) ([]OAuthGrant, []OAuthClient, error) {
 	for rows.Next() {
 		var c OAuthClient
 		var created int64
-		g, err := scanGrant(rows, &c.Name, &c.Kind, &created)
+		var uris string
+		g, err := scanGrant(rows, &c.Name, &c.Kind, &created, &uris)
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: active grants: %w", err)
 		}
 		c.ClientID, c.Entry, c.Created = g.ClientID, g.Entry, oauthTime(created)
+		if uris != "" {
+			c.RedirectURIs = strings.Split(uris, "\n")
+		}
 		grants = append(grants, g)
 		clients = append(clients, c)
 	}
