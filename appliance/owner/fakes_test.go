@@ -17,6 +17,7 @@ type fakeControl struct {
 	paused    bool
 	nPause    int
 	holder    string
+	owner     bool // the owner holds control (holder names it)
 	recent    []owner.Activity
 	failNext  error
 	recentErr error
@@ -56,6 +57,7 @@ func (f *fakeControl) Lease() owner.LeaseView {
 	if f.holder != "" {
 		lv.Holder, lv.ClientID, lv.Expires = f.holder, "client-1", time.Date(2026, 11, 29, 12, 1, 30, 0, time.UTC)
 	}
+	lv.Owner = f.owner
 	return lv
 }
 

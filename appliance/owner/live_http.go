@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -122,22 +123,50 @@ func (p *Pages) EndStreams() {
 	}
 }
 
-// controlState is GET /status/control.json: who holds control, for the
-// page's script to notice a change (an agent took control) and reload.
+// controlView is Status's control block (template "control"): who holds
+// control, the pause, and the forms that fit them.
+type controlView struct {
+	Lease    LeaseView
+	State    string // controlStateWord of Lease: data-control-state
+	CanDrive bool   // the owner can drive the phone (Take over)
+	CSRF     string
+}
+
+// controlView is the control block for the session whose form token is
+// csrf; the zero view when the box has no control service.
+func (p *Pages) controlView(csrf string) controlView {
+	if p.cfg.Control == nil {
+		return controlView{State: controlStateWord("", false, false)}
+	}
+	l := p.cfg.Control.Lease()
+	return controlView{Lease: l, State: controlStateWord(l.Holder, l.Owner, l.Paused), CanDrive: p.cfg.Driver != nil, CSRF: csrf}
+}
+
+// controlState is GET /status/control.json: who holds control, and the
+// control block as Status draws it now, which the page's script puts in
+// place of its own when they differ (so Give control back shows as soon
+// as the owner's tap takes control, not after a reload).
 type controlState struct {
 	Holder string `json:"holder"` // "" when nobody holds control
 	Owner  bool   `json:"owner"`  // the owner holds it
 	Paused bool   `json:"paused"`
 	State  string `json:"state"` // the page's data-control-state for this
+	HTML   string `json:"html"`  // the control block; "" without a control service
 }
 
 func (p *Pages) controlJSON(w http.ResponseWriter, r *http.Request) {
-	var cs controlState
+	s, _ := sessionFrom(r.Context())
+	v := p.controlView(s.csrf)
+	cs := controlState{Holder: v.Lease.Holder, Owner: v.Lease.Owner, Paused: v.Lease.Paused, State: v.State}
 	if p.cfg.Control != nil {
-		l := p.cfg.Control.Lease()
-		cs = controlState{Holder: l.Holder, Owner: l.Owner, Paused: l.Paused}
+		var buf bytes.Buffer
+		if err := p.tmpl["status"].ExecuteTemplate(&buf, "control", v); err != nil {
+			p.log.Error("owner: render the control block", "err", err)
+			http.Error(w, "The box could not draw the control block; see its log.", http.StatusInternalServerError)
+			return
+		}
+		cs.HTML = buf.String()
 	}
-	cs.State = controlStateWord(cs.Holder, cs.Owner, cs.Paused)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(cs)

@@ -417,3 +417,47 @@ func TestLiveStreamEnds(t *testing.T) {
 		t.Fatalf("a stream after EndStreams: %d, want 503", res.StatusCode)
 	}
 }
+
+// Status's control block followed the lease only on a reload: after the
+// owner's tap took control, Give control back showed only after one, and
+// a "Control is back with the agents." notice stayed above "You hold
+// control". control.json carries the block as Status draws it now (the
+// page's script swaps it in), and Status drops a notice the lease
+// contradicts.
+func TestControlBlockFollowsLease(t *testing.T) {
+	ctl := &fakeControl{}
+	b, c := claimedBox(t, boxOpts{phone: simPhone(t), control: ctl, driver: &fakeDriver{}})
+	block := func() (state, html string) {
+		t.Helper()
+		res, js := ownertest.Get(t, c, b.url, "/status/control.json")
+		var cs struct{ State, HTML string }
+		if err := json.Unmarshal([]byte(js), &cs); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("control.json: %d %q %v", res.StatusCode, js, err)
+		}
+		return cs.State, cs.HTML
+	}
+	if st, h := block(); st != "free" || !strings.Contains(h, "Nobody holds control") || strings.Contains(h, "Give control back") {
+		t.Fatalf("control free: %s %s", st, h)
+	}
+	ctl.mu.Lock()
+	ctl.holder, ctl.owner = "owner", true // the owner's tap on the live view took control
+	ctl.mu.Unlock()
+	st, h := block()
+	tok := ownertest.CSRF(t, c, b.url)
+	for _, want := range []string{`data-control-state="owner"`, `id="control-holder"`, "<strong>You</strong> hold control until", `<time class="local" datetime="2026-11-29T12:01:30Z">`,
+		`action="/status/give-back"`, `name="csrf" value="` + tok + `"`, "Give control back"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the owner holds control (%s), the block lacks %s:\n%s", st, want, h)
+		}
+	}
+	body := mustGet(t, c, b.url, "/status?done=given")
+	if strings.Contains(body, "Control is back with the agents.") || !strings.Contains(body, "Give control back") {
+		t.Errorf("Status with ?done=given while the owner holds control: %s", ownertest.Text(body))
+	}
+	ctl.mu.Lock()
+	ctl.holder, ctl.owner = "", false
+	ctl.mu.Unlock()
+	if body := mustGet(t, c, b.url, "/status?done=given"); !strings.Contains(body, "Control is back with the agents.") {
+		t.Errorf("Status after giving control back lacks the notice: %s", ownertest.Text(body))
+	}
+}

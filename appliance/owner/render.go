@@ -28,7 +28,7 @@ var pageNames = [...]string{"claim", "login", "message", "status", "activity", "
 
 // pageParts are sections kept in files of their own, parsed with a page.
 var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset", "settings_wifi", "settings_asks", "settings_identity"},
-	"status": {"status_problems", "asks_pending"}, "access": {"asks_pending", "access_asks"}, "asks": {"asks_pending"}}
+	"status": {"status_problems", "asks_pending"}, "access": {"asks_pending", "access_asks"}, "asks": {"asks_pending"}, "authorize": {"access_asks"}}
 
 // basePage is what every page's layout needs.
 type basePage struct {
@@ -53,6 +53,7 @@ func (p *Pages) parseTemplates() error {
 		"ago":      p.ago,
 		"left":     p.left,
 		"clock":    clock,
+		"when":     when,
 		"stamp":    stamp,
 		"scope":    scopeWords,
 		"mask":     maskID,
@@ -210,6 +211,15 @@ func clock(t time.Time) string {
 		return "—"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// when writes t as a <time> element showing stamp(t) (the box's time
+// zone), which the page's script (live.js) rewrites in the reader's own.
+func when(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "—"
+	}
+	return template.HTML(`<time class="local" datetime="` + t.UTC().Format(time.RFC3339) + `">` + stamp(t) + `</time>`)
 }
 
 // scopeWords says what a scope lets a client do.

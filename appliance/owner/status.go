@@ -25,7 +25,7 @@ type statusPage struct {
 	Phone      phone.Info
 	State      phone.State
 	HasControl bool
-	Lease      LeaseView
+	Control    controlView   // the control block (template "control")
 	Done       string        // a confirmation after pause or resume
 	Remote     *TailnetView  // the remote entry; nil when the box has none
 	Problems   []problemView // what the phone still needs (status_problems.html)
@@ -33,13 +33,12 @@ type statusPage struct {
 	Asks       askBlock      // the asks waiting for the owner (asks.go)
 
 	// The live view: the stream's picture size, the geometry epoch the
-	// owner's touches name, the buttons this phone has, whether the
-	// owner can drive it, and the control state the script watches.
+	// owner's touches name, the buttons this phone has, and whether the
+	// owner can drive it.
 	LiveWidth, LiveHeight int
 	Epoch                 string
 	Buttons               []LiveButton
 	CanDrive              bool
-	ControlState          string
 }
 
 func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
@@ -60,8 +59,7 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.cfg.Control != nil {
 		sp.HasControl = true
-		sp.Lease = p.cfg.Control.Lease()
-		sp.ControlState = controlStateWord(sp.Lease.Holder, sp.Lease.Owner, sp.Lease.Paused)
+		sp.Control = p.controlView(s.csrf)
 	}
 	if p.cfg.Tailnet != nil {
 		v := p.cfg.Tailnet.TailnetStatus()
@@ -78,6 +76,11 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if msg := askDone(r.URL.Query().Get("done")); msg != "" {
 		sp.Done = msg
+	}
+	if sp.Control.Lease.Owner && r.URL.Query().Get("done") == "given" {
+		// The owner gave control back and then took it again (its own
+		// input on the live view): the notice no longer holds.
+		sp.Done = ""
 	}
 	p.render(w, r, http.StatusOK, "status", sp)
 }

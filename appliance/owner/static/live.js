@@ -11,8 +11,10 @@
 //   buttons and the typing field post without leaving the page. All go to
 //   the owner routes with the page's CSRF token, through the same control
 //   rules as any client's input.
-// - #control-holder follows who holds control (GET /status/control.json);
-//   the page reloads when Take over should appear or go.
+// - The control block ([data-control-state], #control-holder) follows
+//   who holds control: GET /status/control.json every 2 s and after each
+//   of the owner's inputs, its forms included.
+// - time.local[datetime]: shown in the reader's time zone.
 // - main[data-reload=N]: the page reloads every N seconds (new requests on
 //   Access, new operations on Activity) until the owner touches a form.
 (function () {
@@ -23,6 +25,25 @@
   var note = document.getElementById("live-note");
   var noteText = note ? note.innerHTML : "";
   var noteTimer = null;
+  var refreshControl = function () {}; // set below on a page with the control block
+
+  // time.local[datetime]: a time the box wrote in its own zone, shown in
+  // the reader's (the box's text stays as the tooltip).
+  function localize(root) {
+    root.querySelectorAll("time.local[datetime]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      var opts = { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" };
+      if (d.toDateString() !== new Date().toDateString()) {
+        opts.year = "numeric";
+        opts.month = "short";
+        opts.day = "numeric";
+      }
+      if (!t.title) t.title = t.textContent;
+      t.textContent = d.toLocaleString([], opts);
+    });
+  }
+  localize(document);
   function say(text, bad) {
     if (!note) return;
     clearTimeout(noteTimer);
@@ -42,6 +63,7 @@
       });
     }).then(function (a) {
       say(a.message || (a.ok ? "Done." : "Not done."), !a.ok);
+      refreshControl();
       return a;
     }, function () {
       say("The box could not be reached.", true);
@@ -149,36 +171,42 @@
     }
   }
 
+  // The control block follows the lease: control.json carries the block
+  // as Status draws it now, put in place of the page's own when it
+  // differs (the owner's tap took control: Give control back shows; an
+  // agent took it: Take over shows). A notice of what the owner did
+  // (?done=) goes once the state it spoke of has changed, and is dropped
+  // from the address so a reload does not say it again.
   var control = document.querySelector("[data-control-state]");
-  var holder = document.getElementById("control-holder");
-  if (control && holder) {
-    var shown = control.getAttribute("data-control-state");
-    // Changes the owner's own input makes (taking the free lease, its
-    // lapsing) only change the text; others need other forms: reload.
-    var quiet = function (a, b) {
-      var pa = a.split(","), pb = b.split(",");
-      var mine = function (w) { return w === "free" || w === "owner"; };
-      return mine(pa[0]) && mine(pb[0]) && pa.length === pb.length;
-    };
-    var typing = function () {
-      var f = document.activeElement;
-      return f && (f.tagName === "INPUT" || f.tagName === "TEXTAREA") && f.value;
-    };
-    setInterval(function () {
+  if (control) {
+    if (window.history && history.replaceState && /[?&]done=/.test(location.search)) {
+      var here = new URL(location.href);
+      here.searchParams.delete("done");
+      history.replaceState(null, "", here.pathname + here.search + here.hash);
+    }
+    var shownState = control.getAttribute("data-control-state");
+    var shownHTML = null;
+    refreshControl = function () {
       if (document.hidden) return;
       fetch("/status/control.json", { credentials: "same-origin", cache: "no-store" })
         .then(function (res) { return res.ok ? res.json() : null; })
         .then(function (c) {
-          if (!c || c.state === shown) return;
-          if (!quiet(shown, c.state)) {
-            if (!typing()) location.reload();
-            return;
+          if (!c || !c.html || c.html === shownHTML) return;
+          var box = document.createElement("div");
+          box.innerHTML = c.html;
+          var next = box.querySelector("[data-control-state]");
+          if (!next) return;
+          control.replaceWith(next);
+          control = next;
+          shownHTML = c.html;
+          localize(next);
+          if (c.state !== shownState) {
+            shownState = c.state;
+            document.querySelectorAll("main > p.done").forEach(function (d) { d.remove(); });
           }
-          shown = c.state;
-          control.setAttribute("data-control-state", shown);
-          holder.textContent = c.owner ? "You hold control; your input on the phone below renews it." : "Nobody holds control.";
         }, function () {});
-    }, 2000);
+    };
+    setInterval(refreshControl, 2000);
   }
 
   var main = document.querySelector("main[data-reload]");
