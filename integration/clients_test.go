@@ -201,20 +201,23 @@ var (
 // (mcp-remote through npx) and returns its URL and the environment it
 // gives mcp-remote, with the certificate path the page leaves to the owner
 // set to where the harness saved the download. It fails unless the page
-// pins the mcp-remote version installed here.
+// pins the mcp-remote version installed here, and gives Claude Code the
+// same run.
 func (n *nodeClients) desktopSnippet() (string, []string, error) {
 	_, body, err := fetch(n.box.Owner, http.MethodGet, n.box.URL+"/connect", nil)
 	if err != nil {
 		return "", nil, err
 	}
-	var snippet string
+	var snippet, claudeCode string
 	for _, m := range clientSectionRE.FindAllStringSubmatch(body, -1) {
-		if m[1] != "claude-desktop" {
-			continue
-		}
 		for _, c := range codeBlockRE.FindAllStringSubmatch(m[2], -1) {
-			if text := html.UnescapeString(c[1]); strings.Contains(text, "mcp-remote") {
+			text := html.UnescapeString(c[1])
+			switch {
+			case !strings.Contains(text, "mcp-remote"):
+			case m[1] == "claude-desktop":
 				snippet = text
+			case m[1] == "claude-code":
+				claudeCode = text
 			}
 		}
 	}
@@ -238,6 +241,13 @@ func (n *nodeClients) desktopSnippet() (string, []string, error) {
 	pemPath, ok := srv.Env["NODE_EXTRA_CA_CERTS"]
 	if !ok || !strings.HasSuffix(pemPath, ".pem") {
 		return "", nil, fmt.Errorf("the setup gives mcp-remote no NODE_EXTRA_CA_CERTS: %v", srv.Env)
+	}
+	// Claude Code's remote setup is this same mcp-remote run (Claude Code
+	// is a native binary this suite cannot run, and its own HTTP
+	// transport ignores NODE_EXTRA_CA_CERTS): the page must give it the
+	// command tested here.
+	if want := "claude mcp add -e NODE_EXTRA_CA_CERTS=" + pemPath + " openlolo -- npx " + strings.Join(srv.Args, " "); claudeCode != want {
+		return "", nil, fmt.Errorf("the Claude Code setup is %q, want the tested mcp-remote run %q", claudeCode, want)
 	}
 	env := os.Environ()
 	for k, v := range srv.Env {

@@ -53,7 +53,13 @@ func (p *Pages) connectPage(w http.ResponseWriter, r *http.Request) {
 	} else {
 		pemFile = ""
 	}
-	cp.Clients = clientSetups(cp.URL, pemFile)
+	remote := ""
+	if p.cfg.Tailnet != nil {
+		if v := p.cfg.Tailnet.TailnetStatus(); v.State == "running" && v.DNSName != "" && !strings.EqualFold(v.DNSName, r.Host) {
+			remote = "https://" + v.DNSName
+		}
+	}
+	cp.Clients = clientSetups(cp.URL, pemFile, remote)
 	p.render(w, r, http.StatusOK, "connect", cp)
 }
 
@@ -61,47 +67,49 @@ func (p *Pages) connectPage(w http.ResponseWriter, r *http.Request) {
 const (
 	trustBridge = "The bridge talks to the box through the pin openlolo pair stored, so the client needs no certificate at all. Run openlolo pair once first (above) and approve it on the Access page."
 	trustOAuth  = "The client signs in through the box page (you approve it there). "
+	// trustPublic: an entry whose certificate is publicly trusted.
+	trustPublic = "This entry's certificate is publicly trusted: nothing to set up."
 )
+
+// mcpRemote is the mcp-remote release the setups pin: the one make
+// test-clients installs and runs from this page's Claude Desktop setup.
+const mcpRemote = "mcp-remote@0.15.1"
 
 // clientSetups are the setups for base (https://host) of the entry the
 // owner is on. pemFile is where the owner saved the downloaded
 // certificate; "" on an entry whose certificate is publicly trusted (the
-// tailnet entry), where no trust setup is needed.
-func clientSetups(base, pemFile string) []clientSetup {
+// tailnet entry), where no trust setup is needed. remote is the remote
+// entry's https://<name>.<tailnet>.ts.net while it runs, else "".
+func clientSetups(base, pemFile, remote string) []clientSetup {
 	mcpURL := base + "/mcp"
-	nodeTrust, sysTrust := "This entry's certificate is publicly trusted: nothing to set up.", "This entry's certificate is publicly trusted: nothing to set up."
+	nodeTrust, sysTrust := trustPublic, trustPublic
 	var nodeEnv map[string]string
 	if pemFile != "" {
-		nodeTrust = "Download the certificate below and give its path in NODE_EXTRA_CA_CERTS (compare its fingerprint with the one shown here first); Node then trusts this box without turning verification off."
-		sysTrust = "This client checks certificates against the system's trust store: add the certificate below to it (compare its fingerprint first), or use the bridge, which needs no certificate."
+		nodeTrust = "Download the certificate below and give its path in NODE_EXTRA_CA_CERTS (compare its fingerprint with the one shown here first); Node then trusts this box without turning verification off. This is the setup make test-clients runs."
+		sysTrust = "This client checks certificates against the system's trust store: add the certificate below to it (compare its fingerprint first). The box's tests do not cover this; the bridge and mcp-remote (as for Claude Desktop) are tested, and on the remote entry (tailnet) nothing needs adding."
 		nodeEnv = map[string]string{"NODE_EXTRA_CA_CERTS": pemFile}
 	}
 	bridge := func(file string) setupBlock {
 		return setupBlock{Title: "Through the local bridge (recommended on the LAN)", Where: file,
 			Text: jsonConfig("mcpServers", map[string]any{"command": "openlolo", "args": []string{"mcp", base}}), Trust: trustBridge}
 	}
-	remote := func(file string) setupBlock {
-		srv := map[string]any{"command": "npx", "args": []string{"-y", "mcp-remote@0.15.1", mcpURL}}
+	remoteBlock := func(file string) setupBlock {
+		srv := map[string]any{"command": "npx", "args": []string{"-y", mcpRemote, mcpURL}}
 		if nodeEnv != nil {
 			srv["env"] = nodeEnv
 		}
 		return setupBlock{Title: "Remote MCP through mcp-remote", Where: file, Text: jsonConfig("mcpServers", srv), Trust: trustOAuth + nodeTrust}
-	}
-	claudeCode := "claude mcp add --transport http openlolo " + mcpURL
-	if pemFile != "" {
-		claudeCode += "\n# then start Claude Code trusting the box's certificate:\nNODE_EXTRA_CA_CERTS=" + pemFile + " claude"
 	}
 	codexRemote := "[mcp_servers.openlolo]\nurl = " + strconv.Quote(mcpURL) + "\n\n# then sign in: codex mcp login openlolo"
 	return []clientSetup{
 		{ID: "claude-code", Name: "Claude Code", Blocks: []setupBlock{
 			{Title: "Through the local bridge (recommended on the LAN)", Where: "shell",
 				Text: "claude mcp add openlolo -- openlolo mcp " + base, Trust: trustBridge},
-			{Title: "Remote HTTP transport", Where: "shell", Text: claudeCode,
-				Trust: trustOAuth + nodeTrust + " (The npm-installed Claude Code reads NODE_EXTRA_CA_CERTS; the native build may not, then use the bridge.)"},
+			claudeCodeRemote(mcpURL, pemFile, remote),
 		}},
 		{ID: "claude-desktop", Name: "Claude Desktop", Blocks: []setupBlock{
 			bridge("claude_desktop_config.json (Settings, Developer, Edit Config)"),
-			remote("claude_desktop_config.json"),
+			remoteBlock("claude_desktop_config.json"),
 		}},
 		{ID: "cursor", Name: "Cursor", Blocks: []setupBlock{
 			bridge("~/.cursor/mcp.json (or .cursor/mcp.json in a project)"),
@@ -125,6 +133,28 @@ func clientSetups(base, pemFile string) []clientSetup {
 				Text: jsonConfig("mcpServers", map[string]any{"serverUrl": mcpURL}), Trust: trustOAuth + sysTrust},
 		}},
 	}
+}
+
+// claudeCodeRemote is Claude Code's remote setup. Claude Code is a
+// native program: it takes neither NODE_EXTRA_CA_CERTS nor SSL_CERT_FILE,
+// so its own HTTP transport cannot trust a self-signed box. On such an
+// entry (pemFile set) the setup runs mcp-remote under Node, which takes
+// the downloaded certificate, and names the remote entry (publicly
+// trusted) for the HTTP transport; on the remote entry itself the HTTP
+// transport needs nothing.
+func claudeCodeRemote(mcpURL, pemFile, remote string) setupBlock {
+	if pemFile == "" {
+		return setupBlock{Title: "Remote HTTP transport", Where: "shell",
+			Text: "claude mcp add --transport http openlolo " + mcpURL, Trust: trustOAuth + trustPublic}
+	}
+	trust := trustOAuth + "mcp-remote runs under Node, which trusts the certificate below through NODE_EXTRA_CA_CERTS (compare its fingerprint first; make test-clients runs this setup). Claude Code's own HTTP transport (claude mcp add --transport http) does not work on this entry: Claude Code ignores NODE_EXTRA_CA_CERTS and SSL_CERT_FILE, so it refuses this box's self-signed certificate. "
+	if remote != "" {
+		trust += "It works on the remote entry, whose certificate is publicly trusted: claude mcp add --transport http openlolo " + remote + "/mcp"
+	} else {
+		trust += "It works on the remote entry (tailnet, Settings), whose certificate is publicly trusted."
+	}
+	return setupBlock{Title: "Remote MCP through mcp-remote", Where: "shell",
+		Text: "claude mcp add -e NODE_EXTRA_CA_CERTS=" + pemFile + " openlolo -- npx -y " + mcpRemote + " " + mcpURL, Trust: trust}
 }
 
 // jsonConfig is {"<key>": {"openlolo": server}}, indented as the clients'

@@ -41,7 +41,10 @@ func TestConnectPageClientSetups(t *testing.T) {
 	mcpURL := b.url + "/mcp"
 	pemPath := "/path/to/openlolo-test.pem"
 	want := map[string][]string{
-		"claude-code":    {"claude mcp add openlolo -- openlolo mcp " + b.url, "claude mcp add --transport http openlolo " + mcpURL, "NODE_EXTRA_CA_CERTS=" + pemPath + " claude"},
+		// Claude Code's HTTP transport cannot trust a self-signed box (it
+		// ignores NODE_EXTRA_CA_CERTS): on this entry its remote setup is
+		// mcp-remote, which runs under Node (TestConnectClaudeCodeRemote).
+		"claude-code":    {"claude mcp add openlolo -- openlolo mcp " + b.url, "claude mcp add -e NODE_EXTRA_CA_CERTS=" + pemPath + " openlolo -- npx -y mcp-remote@0.15.1 " + mcpURL},
 		"claude-desktop": {`"command": "openlolo"`, `"mcp-remote@0.15.1"`, `"NODE_EXTRA_CA_CERTS": "` + pemPath + `"`},
 		"cursor":         {`"url": "` + mcpURL + `"`},
 		"vscode":         {`"servers"`, `"type": "http"`, `"type": "stdio"`},
@@ -101,5 +104,38 @@ func TestConnectPageWithoutCertificate(t *testing.T) {
 	res, _ := ownertest.Get(t, c, b.url, owner.CertificatePath)
 	if res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET %s without a certificate: %d, want 404", owner.CertificatePath, res.StatusCode)
+	}
+}
+
+// Claude Code's remote setup failed as written: its native binary ignores
+// NODE_EXTRA_CA_CERTS and SSL_CERT_FILE, so on the self-signed LAN entry
+// the page gives it mcp-remote (Node) and names the remote entry for its
+// own HTTP transport; on an entry with a publicly trusted certificate the
+// HTTP transport needs nothing. No setup turns verification off.
+func TestConnectClaudeCodeRemote(t *testing.T) {
+	pem := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+	tn := &fakeTailnet{}
+	tn.view.Enabled, tn.view.State, tn.view.DNSName = true, "running", "openlolo-test.tail-scale.ts.net"
+	b, c := claimedBox(t, boxOpts{certPEM: pem, tailnet: tn})
+	body := html.UnescapeString(mustGet(t, c, b.url, "/connect"))
+	sec := sectionRE.FindAllStringSubmatch(body, -1)
+	if len(sec) == 0 || sec[0][1] != "claude-code" {
+		t.Fatalf("no Claude Code section first: %s", ownertest.Text(body))
+	}
+	for _, want := range []string{"ignores NODE_EXTRA_CA_CERTS and SSL_CERT_FILE", "claude mcp add --transport http openlolo https://openlolo-test.tail-scale.ts.net/mcp", "make install"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Connect lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"NODE_EXTRA_CA_CERTS=/path/to/openlolo-test.pem claude", "NODE_TLS_REJECT_UNAUTHORIZED", "--insecure", "rejectUnauthorized"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("Connect advises %q", bad)
+		}
+	}
+
+	b, c = claimedBox(t, boxOpts{}) // the publicly trusted entry
+	blocks := connectBlocks(t, mustGet(t, c, b.url, "/connect"))
+	if got := strings.Join(blocks["claude-code"], "\n"); !strings.Contains(got, "claude mcp add --transport http openlolo "+b.url+"/mcp") || strings.Contains(got, "mcp-remote") {
+		t.Errorf("Claude Code on a publicly trusted entry:\n%s", got)
 	}
 }

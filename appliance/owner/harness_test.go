@@ -62,6 +62,7 @@ type boxOpts struct {
 	live     owner.LiveOptions
 	wifi     owner.WiFi
 	identity *fakeIdentity // Config.Identity; its BoxInfo is Config.Info's
+	tailnet  owner.Tailnet // Config.Tailnet: the remote entry
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
 	asks func(t testing.TB, st *store.Store, now func() time.Time) *control.Service
@@ -95,7 +96,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 		Asks:  asks,
 		Store: st, OAuth: as, Phone: o.phone, Screen: screen, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		UploadIdle: o.uploadIdle,
-		Identity:   identityOf(o.identity),
+		Identity:   identityOf(o.identity), Tailnet: o.tailnet,
 		Info: func() owner.BoxInfo {
 			if o.identity != nil {
 				return o.identity.info()
