@@ -13,6 +13,7 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // Asks: a call the owner marked (box-wide in Settings, or for one client
@@ -34,12 +35,22 @@ type Mark struct {
 // Wallet, Phone, Messages, Mail, Settings and App Store, by their iOS
 // bundle ids (the simulated phone's too) and their Android packages.
 func DefaultAskApps() []string {
-	return []string{
-		"com.apple.Passbook", "com.apple.mobilephone", "com.apple.MobileSMS", "com.apple.mobilemail",
-		"com.apple.Preferences", "com.apple.AppStore",
-		"com.google.android.apps.walletnfcrel", "com.google.android.dialer", "com.google.android.apps.messaging",
-		"com.google.android.gm", "com.android.settings", "com.android.vending",
+	return append(DefaultAskAppsOn(phone.IOS), DefaultAskAppsOn(phone.Android)...)
+}
+
+// DefaultAskAppsOn are the [DefaultAskApps] of one platform: what the
+// owner's pages offer for the phone the box has (an iPhone has no
+// Android packages); nil for a platform the box does not know.
+func DefaultAskAppsOn(p phone.Platform) []string {
+	switch p {
+	case phone.IOS:
+		return []string{"com.apple.Passbook", "com.apple.mobilephone", "com.apple.MobileSMS", "com.apple.mobilemail",
+			"com.apple.Preferences", "com.apple.AppStore"}
+	case phone.Android:
+		return []string{"com.google.android.apps.walletnfcrel", "com.google.android.dialer", "com.google.android.apps.messaging",
+			"com.google.android.gm", "com.android.settings", "com.android.vending"}
 	}
+	return nil
 }
 
 // DefaultMarks are a new box's box-wide marks: launching the

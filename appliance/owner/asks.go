@@ -13,6 +13,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // askBlock is the asks_pending partial's data: the pending asks, each a
@@ -235,7 +236,7 @@ func (p *Pages) boxMarks(csrf string) boxMarksView {
 	}
 	marks := p.cfg.Asks.Marks()
 	names := p.appNames()
-	apps := control.DefaultAskApps()
+	apps := p.defaultAskApps()
 	for id := range names {
 		apps = append(apps, id)
 	}
@@ -244,9 +245,37 @@ func (p *Pages) boxMarks(csrf string) boxMarksView {
 			apps = append(apps, m.Subject)
 		}
 	}
+	apps = p.thisPlatform(apps)
 	sort.Strings(apps)
 	v.Choices = markChoices(names, apps, func(m control.Mark) bool { return marks.Box[m] })
 	return v
+}
+
+// platform is the attached phone's platform; "" without a phone.
+func (p *Pages) platform() phone.Platform {
+	if p.cfg.Phone == nil {
+		return ""
+	}
+	return p.cfg.Phone.Info().Platform
+}
+
+// defaultAskApps are the default apps of the attached phone's platform,
+// or of every platform when the box has no phone or cannot tell.
+func (p *Pages) defaultAskApps() []string {
+	if apps := control.DefaultAskAppsOn(p.platform()); apps != nil {
+		return apps
+	}
+	return control.DefaultAskApps()
+}
+
+// thisPlatform drops from apps the default apps of the platforms the
+// attached phone is not (an iPhone box lists no Android packages). Their
+// marks stay: the page does not show them, and saving keeps them.
+func (p *Pages) thisPlatform(apps []string) []string {
+	mine := p.defaultAskApps()
+	return slices.DeleteFunc(apps, func(id string) bool {
+		return slices.Contains(control.DefaultAskApps(), id) && !slices.Contains(mine, id)
+	})
 }
 
 // clientMarksView is one client's marks on Access (and on the approve
@@ -272,6 +301,7 @@ func (p *Pages) clientMarks(marks control.Marks, names map[string]string, client
 			apps = append(apps, m.Subject)
 		}
 	}
+	apps = p.thisPlatform(apps)
 	sort.Strings(apps)
 	v := clientMarksView{ClientID: client,
 		Choices: markChoices(names, apps, func(m control.Mark) bool { return marks.Asks(client, m) })}
@@ -347,6 +377,11 @@ func (p *Pages) boxMarksPost(w http.ResponseWriter, r *http.Request) {
 			ms = append(ms, m)
 		}
 	}
+	for m, on := range p.cfg.Asks.Marks().Box {
+		if _, shown := want[m]; on && !shown {
+			ms = append(ms, m) // not on the form (another platform's app): kept
+		}
+	}
 	if err := p.cfg.Asks.SetBoxMarks(r.Context(), ms); err != nil {
 		p.internal(w, r, "save the asks", err)
 		return
@@ -414,6 +449,18 @@ func (p *Pages) accessMarks(pending []oauth.Pending, clients []oauth.Client) map
 		out[q.Handle] = v
 	}
 	return out
+}
+
+// requestMarks is the marks form of a client asking for access (the
+// consent page of the browser flow): unfolded, as on Access's approve
+// form; empty when the box runs without asks.
+func (p *Pages) requestMarks(clientID string) clientMarksView {
+	if p.cfg.Asks == nil {
+		return clientMarksView{}
+	}
+	v := p.clientMarks(p.cfg.Asks.Marks(), p.appNames(), clientID)
+	v.Open = true
+	return v
 }
 
 // requestClient is the client id of the pending request handle ("" when

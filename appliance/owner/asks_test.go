@@ -20,8 +20,15 @@ import (
 // SQLite, the control test phone).
 func asksBox(t *testing.T) (*box, *http.Client, *control.Service) {
 	t.Helper()
+	return asksBoxWith(t, boxOpts{})
+}
+
+// asksBoxWith is asksBox with more of the box's options (a phone for the
+// pages).
+func asksBoxWith(t *testing.T, o boxOpts) (*box, *http.Client, *control.Service) {
+	t.Helper()
 	var svc *control.Service
-	b, c := claimedBox(t, boxOpts{asks: func(t testing.TB, st *store.Store, now func() time.Time) *control.Service {
+	o.asks = func(t testing.TB, st *store.Store, now func() time.Time) *control.Service {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
 		var err error
@@ -30,7 +37,8 @@ func asksBox(t *testing.T) (*box, *http.Client, *control.Service) {
 			t.Fatal(err)
 		}
 		return svc
-	}})
+	}
+	b, c := claimedBox(t, o)
 	return b, c, svc
 }
 
@@ -234,5 +242,54 @@ func TestAskMarksForms(t *testing.T) {
 	res, _ = ownertest.PostForm(t, c, b.url, "/access/asks", url.Values{"csrf": {tok}, "client_id": {"nobody"}, "shown": {"input"}})
 	if res.StatusCode != http.StatusNotFound {
 		t.Fatalf("marks for an unknown client = %d, want 404", res.StatusCode)
+	}
+}
+
+// An iPhone box listed Android packages in "Ask before" (checked, the
+// defaults), and at 390 px they ran past the card: Settings offers the
+// phone's own platform's apps. The hidden marks stay: saving the form
+// keeps them, for when an Android phone is attached.
+func TestAskMarksThisPlatform(t *testing.T) {
+	t.Parallel()
+	b, c, svc := asksBoxWith(t, boxOpts{phone: simPhone(t)}) // the simulated iPhone
+	_, page := ownertest.Get(t, c, b.url, "/settings")
+	sec := regexp.MustCompile(`(?s)<section class="card" id="asks">.*?</section>`).FindString(page)
+	if !strings.Contains(sec, `value="app:com.apple.Passbook" checked`) || strings.Contains(sec, "com.google.android") || strings.Contains(sec, "com.android.") {
+		t.Fatalf("an iPhone box's section#asks:\n%s", sec)
+	}
+	gmail := control.Mark{Kind: api.AskApp, Subject: "com.google.android.gm"}
+	if !svc.Marks().Box[gmail] {
+		t.Fatal("the defaults do not mark Gmail")
+	}
+	form := url.Values{"csrf": {ownertest.CSRF(t, c, b.url)}, "shown": {"url", "app:com.apple.Passbook"}, "ask": {"url"}}
+	if res, page := ownertest.PostForm(t, c, b.url, "/settings/asks", form); res.StatusCode != http.StatusOK {
+		t.Fatalf("POST /settings/asks = %d: %s", res.StatusCode, ownertest.Text(page))
+	}
+	m := svc.Marks()
+	if !m.Box[gmail] || m.Box[control.Mark{Kind: api.AskApp, Subject: "com.apple.Passbook"}] || !m.Box[control.Mark{Kind: api.AskURL}] {
+		t.Fatalf("after saving on an iPhone box: %v, want Gmail kept, Wallet off, URLs on", m.Box)
+	}
+}
+
+// The browser flow's consent page had no "ask before" choices while the
+// device flow's approval had: it shows them, and Allow keeps them.
+func TestConsentPageAsks(t *testing.T) {
+	t.Parallel()
+	b, c, svc := asksBox(t)
+	const redirect = "http://127.0.0.1:49152/callback"
+	id := register(t, b, "Agent App", redirect)
+	q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {redirect}, "scope": {"phone:control"},
+		"state": {"s"}, "code_challenge": {pkce("a-long-enough-code-verifier-for-pkce-0123456789")}, "code_challenge_method": {"S256"}}
+	authURL := "/oauth/authorize?" + q.Encode()
+	_, page := ownertest.Get(t, c, b.url, authURL)
+	if !strings.Contains(page, `<details class="client-asks" data-client-id="`+id+`" open>`) || !strings.Contains(page, `value="app:com.apple.Passbook" checked`) {
+		t.Fatalf("the consent page offers no asks: %s", page)
+	}
+	form := url.Values{"csrf": {ownertest.FormToken(page)}, "decision": {"approve"}, "life": {"24h"}, "shown": {"input", "url"}, "ask": {"input"}}
+	if res, _ := ownertest.PostForm(t, noRedirect(c), b.url, authURL, form); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Allow: %d", res.StatusCode)
+	}
+	if m := svc.Marks(); !m.Asks(id, control.Mark{Kind: api.AskInput}) || m.Asks(id, control.Mark{Kind: api.AskURL}) {
+		t.Fatalf("the consent page's asks were not kept: %+v", m.Clients[id])
 	}
 }

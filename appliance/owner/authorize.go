@@ -14,6 +14,7 @@ type authorizePage struct {
 	Req    *oauth.AuthorizeRequest
 	Action string // this URL, so the POST carries the original parameters
 	Lives  []oauth.Life
+	Marks  clientMarksView // what the app will be asked about (access_asks.html), as on Access's approve form
 }
 
 func (p *Pages) authorizeForm(w http.ResponseWriter, r *http.Request) {
@@ -27,6 +28,7 @@ func (p *Pages) authorizeForm(w http.ResponseWriter, r *http.Request) {
 		Req:      req,
 		Action:   "/oauth/authorize?" + r.URL.RawQuery,
 		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
+		Marks:    p.requestMarks(req.ClientID),
 	}, redirectOrigin(req.RedirectURI))
 }
 
@@ -53,6 +55,7 @@ func (p *Pages) authorizePost(w http.ResponseWriter, r *http.Request) {
 			p.internal(w, r, "approve the app", err)
 			return
 		}
+		p.approveMarks(r, req.ClientID, req.ClientName)
 		p.log.Info("owner: approved app", "client_id", req.ClientID, "redirect_host", req.RedirectHost())
 	case "deny":
 		to = p.cfg.OAuth.DenyAuthorize(req)
