@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
@@ -78,7 +79,7 @@ func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 15},
 		Filter:   activityFilter{Client: q.Get("client"), Outcome: q.Get("outcome"), Run: q.Get("run")},
-		Outcomes: activityOutcomes, Zone: zoneName(p.now()), Retention: retention()}
+		Outcomes: activityOutcomes, Zone: zoneName(p.now().Local()), Retention: retention()}
 	ap.Page, _ = strconv.Atoi(q.Get("page"))
 	ap.Page = max(ap.Page, 1)
 	if p.cfg.Control != nil {
@@ -151,10 +152,19 @@ func (p *Pages) activityThumb(w http.ResponseWriter, r *http.Request) {
 }
 
 // zoneName is the box's time zone as the page names it: its abbreviation
-// and offset from UTC.
+// and offset from UTC ("CET (UTC+01:00)"), the offset alone where the
+// abbreviation is one ("+03", a zone without a name), and "UTC" for UTC
+// (not "UTC (UTC+00:00)").
 func zoneName(now time.Time) string {
-	name, off := now.Local().Zone()
-	return fmt.Sprintf("%s (UTC%+03d:%02d)", name, off/3600, abs(off%3600)/60)
+	name, off := now.Zone()
+	offset := fmt.Sprintf("UTC%+03d:%02d", off/3600, abs(off%3600)/60)
+	switch {
+	case off == 0 && (name == "UTC" || name == "GMT" || name == "Z" || name == ""):
+		return "UTC"
+	case name == "" || strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-"):
+		return offset
+	}
+	return name + " (" + offset + ")"
 }
 
 func abs(n int) int {

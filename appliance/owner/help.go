@@ -133,7 +133,7 @@ func (p *Pages) help(w http.ResponseWriter, r *http.Request, slug string) {
 	if t.Title != "" {
 		title = t.Title
 	}
-	hp := &helpPage{basePage: basePage{Title: title, Nav: "status", CSRF: s.csrf, LoggedIn: true}, Topic: t, Topics: helpTopics}
+	hp := &helpPage{basePage: basePage{Title: title, Nav: "help", CSRF: s.csrf, LoggedIn: true}, Topic: t, Topics: helpTopics}
 	if p.cfg.Phone != nil {
 		hp.HasPhone = true
 		hp.Phone = p.cfg.Phone.Info()
