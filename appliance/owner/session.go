@@ -124,6 +124,17 @@ func (p *Pages) lookupSession(r *http.Request) (*session, error) {
 			return nil, err
 		}
 	}
+	ua := r.UserAgent()
+	if len(ua) > store.MaxUserAgent {
+		ua = ua[:store.MaxUserAgent]
+	}
+	if ua != s.UserAgent {
+		// Which browser this is, for Settings (the first page after the
+		// login, and after a browser update).
+		if err := p.st.Update(r.Context(), func(tx *store.Tx) error { return tx.SetOwnerSessionAgent(id, ua) }); err != nil {
+			return nil, err
+		}
+	}
 	return &session{idHash: id, csrf: csrfFor(raw)}, nil
 }
 

@@ -18,9 +18,11 @@ type accountView struct {
 
 // sessionRow is one owner session as Settings lists it.
 type sessionRow struct {
-	Created  time.Time
-	LastSeen time.Time
-	This     bool // the session of this page
+	Created   time.Time
+	LastSeen  time.Time
+	This      bool   // the session of this page
+	Browser   string // browserName of UserAgent: "Chrome 156 on Linux"
+	UserAgent string
 }
 
 // accountDone is the confirmation of the owner section's forms.
@@ -43,7 +45,8 @@ func (p *Pages) accountSection(r *http.Request) (*accountView, error) {
 	}
 	v := &accountView{CSRF: s.csrf}
 	for _, o := range all {
-		v.Sessions = append(v.Sessions, sessionRow{Created: o.Created, LastSeen: o.LastSeen, This: bytes.Equal(o.IDHash, s.idHash)})
+		v.Sessions = append(v.Sessions, sessionRow{Created: o.Created, LastSeen: o.LastSeen, This: bytes.Equal(o.IDHash, s.idHash),
+			Browser: browserName(o.UserAgent), UserAgent: o.UserAgent})
 	}
 	return v, nil
 }

@@ -122,3 +122,30 @@ func TestEndOtherSessions(t *testing.T) {
 		t.Errorf("this browser was logged out")
 	}
 }
+
+// Settings' browsers table did not say which browser is which: it names
+// each from its User-Agent header.
+func TestSettingsNamesBrowsers(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{})
+	if c.Transport == nil {
+		t.Fatal("the test client has no transport to wrap")
+	}
+	c.Transport = uaTransport{ua: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.7000.1 Safari/537.36", next: c.Transport}
+	mustGet(t, c, b.url, "/status")
+	body := mustGet(t, c, b.url, "/settings")
+	if !strings.Contains(body, `<span class="browser" title="Mozilla/5.0 (X11; Linux x86_64)`) || !strings.Contains(body, ">Chrome 156 on Linux</span>") {
+		t.Fatalf("Settings does not name the browser: %s", ownertest.Text(body))
+	}
+}
+
+// uaTransport sends ua as every request's User-Agent.
+type uaTransport struct {
+	ua   string
+	next http.RoundTripper
+}
+
+func (u uaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.ua)
+	return u.next.RoundTrip(r)
+}

@@ -25,7 +25,13 @@ type OwnerSession struct {
 	IDHash   []byte
 	Created  time.Time
 	LastSeen time.Time
+	// UserAgent is the browser's User-Agent header as last seen ("" until
+	// the session's first page after the login).
+	UserAgent string
 }
+
+// MaxUserAgent is how much of a User-Agent header a session keeps.
+const MaxUserAgent = 512
 
 // Owner returns the box's owner, or ErrNotFound while the box is unclaimed.
 func (t *Tx) Owner() (Owner, error) {
@@ -104,20 +110,33 @@ func (t *Tx) InsertOwnerSession(s OwnerSession) error {
 // ErrNotFound.
 func (t *Tx) OwnerSession(idHash []byte) (OwnerSession, error) {
 	var created, seen int64
-	err := t.tx.QueryRow("SELECT created, last_seen FROM owner_sessions WHERE id_hash = ?", idHash).Scan(&created, &seen)
+	var ua string
+	err := t.tx.QueryRow("SELECT created, last_seen, user_agent FROM owner_sessions WHERE id_hash = ?", idHash).Scan(&created, &seen, &ua)
 	if errors.Is(err, sql.ErrNoRows) {
 		return OwnerSession{}, ErrNotFound
 	}
 	if err != nil {
 		return OwnerSession{}, fmt.Errorf("store: owner session: %w", err)
 	}
-	return OwnerSession{IDHash: idHash, Created: ownerTime(created), LastSeen: ownerTime(seen)}, nil
+	return OwnerSession{IDHash: idHash, Created: ownerTime(created), LastSeen: ownerTime(seen), UserAgent: ua}, nil
 }
 
 // TouchOwnerSession records that the session was used at seen.
 func (t *Tx) TouchOwnerSession(idHash []byte, seen time.Time) error {
 	if _, err := t.tx.Exec("UPDATE owner_sessions SET last_seen = ? WHERE id_hash = ?", ownerMillis(seen), idHash); err != nil {
 		return fmt.Errorf("store: touch owner session: %w", err)
+	}
+	return nil
+}
+
+// SetOwnerSessionAgent records the browser's User-Agent header on the
+// session (cut to MaxUserAgent bytes).
+func (t *Tx) SetOwnerSessionAgent(idHash []byte, ua string) error {
+	if len(ua) > MaxUserAgent {
+		ua = ua[:MaxUserAgent]
+	}
+	if _, err := t.tx.Exec("UPDATE owner_sessions SET user_agent = ? WHERE id_hash = ?", ua, idHash); err != nil {
+		return fmt.Errorf("store: owner session agent: %w", err)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 
 // OwnerSessions lists every owner session, the most recently used first.
 func (t *Tx) OwnerSessions() ([]OwnerSession, error) {
-	rows, err := t.tx.Query("SELECT id_hash, created, last_seen FROM owner_sessions ORDER BY last_seen DESC, created DESC")
+	rows, err := t.tx.Query("SELECT id_hash, created, last_seen, user_agent FROM owner_sessions ORDER BY last_seen DESC, created DESC")
 	if err != nil {
 		return nil, fmt.Errorf("store: owner sessions: %w", err)
 	}
@@ -16,7 +16,7 @@ func (t *Tx) OwnerSessions() ([]OwnerSession, error) {
 	for rows.Next() {
 		var s OwnerSession
 		var created, seen int64
-		if err := rows.Scan(&s.IDHash, &created, &seen); err != nil {
+		if err := rows.Scan(&s.IDHash, &created, &seen, &s.UserAgent); err != nil {
 			return nil, fmt.Errorf("store: owner sessions: %w", err)
 		}
 		s.Created, s.LastSeen = ownerTime(created), ownerTime(seen)
