@@ -404,14 +404,14 @@ func TestAccessMarksStoppedRequests(t *testing.T) {
 
 // Two clients of one name ("MCP CLI Proxy", as mcp-remote registers) were
 // told apart only by a truncated id: the cards say how each signed in
-// (the browser flow's redirect host, or a code), when it was first seen,
-// and the whole client id.
+// (the browser flow's redirect host, or a code) and when it was first seen,
+// beside the masked client id.
 func TestAccessTellsClientsApart(t *testing.T) {
 	b, c := claimedBox(t, boxOpts{})
 	d, _ := approvedClient(t, b, c, "MCP CLI Proxy", ownertest.Life24h)
 	page := mustGet(t, c, b.url, "/access")
 	card := clientCard(t, page, d.ClientID)
-	for _, want := range []string{"with a code", "First seen", "2026-11-29 12:00 UTC", `<code class="client-id">` + d.ClientID + `</code>`} {
+	for _, want := range []string{"with a code", "First seen", "2026-11-29 12:00 UTC", `<code class="client-id" title="` + d.ClientID + `">`} {
 		if !strings.Contains(card, want) {
 			t.Errorf("the card lacks %q: %s", want, ownertest.Text(card))
 		}

@@ -213,13 +213,14 @@ func clock(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-// when writes t as a <time> element showing stamp(t) (the box's time
-// zone), which the page's script (live.js) rewrites in the reader's own.
-func when(t time.Time) template.HTML {
+// when writes text, a time t as the box shows it (clock, stamp), as a
+// <time> element that the page's script (live.js) rewrites in the
+// reader's own time zone.
+func when(t time.Time, text string) template.HTML {
 	if t.IsZero() {
-		return "—"
+		return template.HTML(template.HTMLEscapeString(text))
 	}
-	return template.HTML(`<time class="local" datetime="` + t.UTC().Format(time.RFC3339) + `">` + stamp(t) + `</time>`)
+	return template.HTML(`<time class="local" datetime="` + t.UTC().Format(time.RFC3339) + `">` + template.HTMLEscapeString(text) + `</time>`)
 }
 
 // scopeWords says what a scope lets a client do.
