@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -31,9 +32,9 @@ const writeDeadline = 300 * time.Millisecond
 // side configured it (and, with video, until the capture runs).
 func (s *suite) open(ctx context.Context, platform string, video bool) (*gadget.Phone, bool) {
 	opts := gadget.Options{Platform: platform, Serial: "kerneltest", WriteDeadline: writeDeadline, Video: gadget.NoVideo}
-	want := "no_video"
+	want := api.StateNoVideo
 	if video {
-		opts.Video, want = "", "ready"
+		opts.Video, want = "", api.StateReady
 	}
 	p, err := gadget.Open(ctx, opts)
 	if !s.report("phone-open-"+platform, err == nil, "%s", errOr(err, "bound")) {
