@@ -141,7 +141,7 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 			return nil, nil, err
 		}
 		res.Swipes++
-		if err := sleep(ctx, seconds(o.settle)); err != nil {
+		if err := phone.Sleep(ctx, seconds(o.settle)); err != nil {
 			return nil, nil, err
 		}
 		shot, sg, err := s.stillFrame(ctx, c, o.settle > 0)
@@ -230,7 +230,7 @@ func (s *Service) stillFrame(ctx context.Context, c Client, wait bool) (Shot, si
 		return shot, sg, nil
 	}
 	for deadline := time.Now().Add(stillMax); time.Now().Before(deadline); {
-		if err := sleep(ctx, probeEvery); err != nil {
+		if err := phone.Sleep(ctx, probeEvery); err != nil {
 			return Shot{}, signature{}, err
 		}
 		next, err := s.TakeFrame(ctx, c)
@@ -245,19 +245,4 @@ func (s *Service) stillFrame(ctx context.Context, c Client, wait bool) (Shot, si
 		}
 	}
 	return shot, sg, nil
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
