@@ -96,11 +96,15 @@ test-net:
 
 ## test-clients: real MCP and OAuth clients (pinned npm packages, Go modules) against bin/openlolo serve on the sim
 # npm ci runs only when package-lock.json differs from the one last installed.
+# The clients run on Node.js 20 or later (scripts/node20.sh brings it where
+# the machine's node is older, as Debian 12's 18 is).
 test-clients: build
-	@cd integration/clients && { cmp -s package-lock.json node_modules/.installed-lock 2>/dev/null || \
+	@node=$$(sh scripts/node20.sh) && export PATH="$$node:$$PATH" && cd integration/clients && \
+		{ cmp -s package-lock.json node_modules/.installed-lock 2>/dev/null || \
 		{ npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock; }; }
 	$(GO) vet -tags clients ./integration/
-	OPENLOLO_BIN=$(CURDIR)/bin/openlolo $(GO) test -tags clients -run TestRealClients -count=1 -v ./integration/
+	node=$$(sh scripts/node20.sh) && PATH="$$node:$$PATH" OPENLOLO_BIN=$(CURDIR)/bin/openlolo \
+		$(GO) test -tags clients -run TestRealClients -count=1 -v ./integration/
 
 ## bench: the benchmarks (figures for the closing notes)
 bench:
