@@ -38,6 +38,8 @@ set -eu
 #   (lint) shellcheck                 the Buildroot tree's scripts (buildroot/check-tree.sh, in CI)
 #   nodejs npm                        the Node MCP client test (if the machine has none)
 #   make git ca-certificates          the build itself, Go module downloads
+#   coreutils                         dirname, mktemp, sha256sum … in the scripts (Essential in Debian, named
+#                                     so a trimmed image gets it; .ci/run itself finds the root without it)
 #   usbmuxd                           the iPhone backend's no-device test (scripts/test-usbmuxd.sh)
 #   adb                               Debian's adb client checks the fake Android device (hw/adb's interop test)
 #   tesseract-ocr tesseract-ocr-eng   the OCR engine openlolo_find_text runs (appliance/ocr's tests read the sim)
@@ -51,7 +53,7 @@ set -eu
 PACKAGES="gcc libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libturbojpeg0-dev libturbojpeg0-dev:arm64
 qemu-user-static qemu-system-arm ipxe-qemu kmod genimage mtools dosfstools e2fsprogs squashfs-tools cpio xz-utils
 device-tree-compiler binutils fdisk debian-archive-keyring bsdextrautils curl openssl file iproute2
-make git ca-certificates python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip mypy shellcheck usbmuxd adb
+make git ca-certificates coreutils python3-venv python3-setuptools python3-wheel python3-wheel-whl python3-pip mypy shellcheck usbmuxd adb
 tesseract-ocr tesseract-ocr-eng chromium fonts-dejavu-core"
 command -v python3 >/dev/null || PACKAGES="$PACKAGES python3"
 { command -v node && command -v npm; } >/dev/null || PACKAGES="$PACKAGES nodejs npm"
