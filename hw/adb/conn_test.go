@@ -41,6 +41,28 @@ func phoneHandler(screen []byte) adbtest.Handler {
 	}
 }
 
+// allowingDevice is a fake phone whose owner allows every key; asked
+// lists the fingerprints the owner was asked about.
+func allowingDevice(screen []byte) (d *adbtest.Device, asked func() []string) {
+	var mu sync.Mutex
+	var fps []string
+	d = &adbtest.Device{
+		Serial: "fake1", Model: "Pixel_Fake", Product: "fake", DeviceName: "fake",
+		Allow: func(fp string) bool {
+			mu.Lock()
+			fps = append(fps, fp)
+			mu.Unlock()
+			return true
+		},
+		Handler: phoneHandler(screen),
+	}
+	return d, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), fps...)
+	}
+}
+
 // startDevice serves d on a loopback port until the test ends.
 func startDevice(t *testing.T, d *adbtest.Device) string {
 	t.Helper()
@@ -67,19 +89,8 @@ func newKey(t *testing.T) *adb.Key {
 func TestClientAllowedOnceThenKnown(t *testing.T) {
 	t.Parallel()
 	screen := bytes.Repeat([]byte("0123456789abcdef"), 300_000) // 4.8 MB
-	var asked []string
-	var mu sync.Mutex
-	d := &adbtest.Device{
-		Serial: "fake1", Model: "Pixel_Fake", Product: "fake", DeviceName: "fake",
-		MaxData: 4096, // many messages, each acknowledged
-		Allow: func(fp string) bool {
-			mu.Lock()
-			asked = append(asked, fp)
-			mu.Unlock()
-			return true
-		},
-		Handler: phoneHandler(screen),
-	}
+	d, asked := allowingDevice(screen)
+	d.MaxData = 4096 // many messages, each acknowledged
 	addr := startDevice(t, d)
 	key := newKey(t)
 	ctx := context.Background()
@@ -90,8 +101,8 @@ func TestClientAllowedOnceThenKnown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if len(pending) != 1 || pending[0] != key.Fingerprint() || len(asked) != 1 || asked[0] != key.Fingerprint() {
-		t.Fatalf("first connection: box said pending %v, phone asked %v; want both once with %s", pending, asked, key.Fingerprint())
+	if a := asked(); len(pending) != 1 || pending[0] != key.Fingerprint() || len(a) != 1 || a[0] != key.Fingerprint() {
+		t.Fatalf("first connection: box said pending %v, phone asked %v; want both once with %s", pending, a, key.Fingerprint())
 	}
 	if c.Property("ro.product.model") != "Pixel_Fake" || !c.HasFeature("shell_v2") || c.MaxData() != 4096 {
 		t.Fatalf("banner %q, max data %d", c.Banner(), c.MaxData())
@@ -148,8 +159,8 @@ func TestClientAllowedOnceThenKnown(t *testing.T) {
 		t.Fatal(err)
 	}
 	c2.Close()
-	if len(asked) != 1 || d.Connections() != 2 {
-		t.Fatalf("phone asked %d times over %d connections, want 1 over 2", len(asked), d.Connections())
+	if n := len(asked()); n != 1 || d.Connections() != 2 {
+		t.Fatalf("phone asked %d times over %d connections, want 1 over 2", n, d.Connections())
 	}
 	want := []adbtest.Command{{Service: "shell", Line: "echo héllo wörld"}, {Service: "shell", Line: "exit 3"}, {Service: "exec", Line: "screencap"}}
 	if got := d.Commands()[:3]; fmt.Sprint(got) != fmt.Sprint(want) {

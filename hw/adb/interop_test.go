@@ -11,12 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/adb"
-	"github.com/openlolo/openlolo/hw/adb/adbtest"
 )
 
 // realADB runs Debian's adb client with its own server port and home
@@ -82,18 +80,7 @@ func (a *realADB) must(args ...string) []byte {
 func TestRealADBAgainstFakeDevice(t *testing.T) {
 	a := newRealADB(t)
 	screen := bytes.Repeat([]byte{0, 1, 2, 3, 250, 251, 252, 253}, 400_000) // 3.2 MB
-	var mu sync.Mutex
-	var asked []string
-	d := &adbtest.Device{
-		Serial: "fake1", Model: "Pixel_Fake", Product: "fake", DeviceName: "fake",
-		Allow: func(fp string) bool {
-			mu.Lock()
-			asked = append(asked, fp)
-			mu.Unlock()
-			return true
-		},
-		Handler: phoneHandler(screen),
-	}
+	d, asked := allowingDevice(screen)
 	serial := startDevice(t, d)
 
 	connect := func() {
@@ -146,8 +133,8 @@ func TestRealADBAgainstFakeDevice(t *testing.T) {
 	if !bytes.Equal(adb.EncodePublicKey(key.Public()), raw) || pub.N.Cmp(key.Public().N) != 0 {
 		t.Fatal("our encoding of adb's key differs from adb's adbkey.pub")
 	}
-	if len(asked) != 1 || asked[0] != key.Fingerprint() {
-		t.Fatalf("the fake's owner was asked %v, want once for %s", asked, key.Fingerprint())
+	if a := asked(); len(a) != 1 || a[0] != key.Fingerprint() {
+		t.Fatalf("the fake's owner was asked %v, want once for %s", a, key.Fingerprint())
 	}
 
 	// A new adb server connects again: it signs the token with the key
@@ -158,7 +145,7 @@ func TestRealADBAgainstFakeDevice(t *testing.T) {
 	if out := a.must("-s", serial, "shell", "echo", "again"); string(out) != "again\n" {
 		t.Fatalf("second connection: %q", out)
 	}
-	if len(asked) != 1 || d.Connections() < 2 {
-		t.Fatalf("owner asked %d times over %d connections; want once, and a second connection by signature", len(asked), d.Connections())
+	if n := len(asked()); n != 1 || d.Connections() < 2 {
+		t.Fatalf("owner asked %d times over %d connections; want once, and a second connection by signature", n, d.Connections())
 	}
 }
