@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 )
 
 // Pixel formats of `screencap` raw output (adb's framebuffer_service and
@@ -85,25 +84,4 @@ func DecodeScreencap(b []byte) (image.Image, error) {
 		}
 	}
 	return img, nil
-}
-
-// EncodeScreencap writes img as `screencap` raw RGBA_8888 with the colour
-// space word (what a current phone sends); the fake phone in tests uses it.
-func EncodeScreencap(img image.Image) []byte {
-	r := img.Bounds()
-	w, h := r.Dx(), r.Dy()
-	b := make([]byte, 16+w*h*4)
-	binary.LittleEndian.PutUint32(b[0:], uint32(w))
-	binary.LittleEndian.PutUint32(b[4:], uint32(h))
-	binary.LittleEndian.PutUint32(b[8:], FormatRGBA8888)
-	binary.LittleEndian.PutUint32(b[12:], 1) // sRGB
-	i := 16
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			b[i], b[i+1], b[i+2], b[i+3] = c.R, c.G, c.B, 0xff
-			i += 4
-		}
-	}
-	return b
 }
