@@ -9,6 +9,8 @@ import (
 	"image/jpeg"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 func TestYUYVToRGBA(t *testing.T) {
@@ -339,4 +341,35 @@ func TestMJPEGWithoutHuffmanTables(t *testing.T) {
 	if out := FixMJPEG([]byte("not a jpeg")); string(out) != "not a jpeg" {
 		t.Error("FixMJPEG changed a non-JPEG")
 	}
+}
+
+// TestWaitRidesOutAReopen: a device that went offline for a moment (the
+// reader goroutine is reopening it) is waited for, not failed at once;
+// only the end of ctx stops Wait, naming the device's last error.
+func TestWaitRidesOutAReopen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &Device{}
+		d.setErr(errors.New("poll: device error (revents 0x8)"))
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			d.mu.Lock()
+			d.online, d.lastErr, d.seq = true, nil, 1
+			d.latest = &Frame{Seq: 1}
+			d.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		f, err := d.Wait(ctx, 0)
+		if err != nil || f.Seq != 1 {
+			t.Fatalf("Wait across a reopen = %v, %v; want frame 1", f, err)
+		}
+
+		d.setErr(errors.New("DQBUF: no such device"))
+		ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		_, err = d.Wait(ctx, 1)
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNoDevice) || !strings.Contains(err.Error(), "DQBUF: no such device") {
+			t.Errorf("Wait on a device that stays away = %v, want the deadline and the device's last error", err)
+		}
+	})
 }

@@ -314,17 +314,25 @@ func (d *Device) Latest() (*Frame, error) {
 }
 
 // Wait returns the first frame newer than seq, waiting until ctx ends.
+// It waits through a reopen: a device that failed a moment ago (a
+// transient poll or DQBUF error, a dongle replugged) comes back on its
+// own, so only an ended ctx stops the wait, and its error names the last
+// device error seen.
 func (d *Device) Wait(ctx context.Context, seq uint64) (*Frame, error) {
+	var last error
 	for {
 		f, err := d.Latest()
 		if err == nil && f.Seq > seq {
 			return f, nil
 		}
 		if err != nil && !errors.Is(err, ErrNoFrame) {
-			return nil, err
+			last = err
 		}
 		select {
 		case <-ctx.Done():
+			if last != nil {
+				return nil, fmt.Errorf("capture: wait for a frame: %w (last device error: %w)", ctx.Err(), last)
+			}
 			return nil, fmt.Errorf("capture: wait for a frame: %w", ctx.Err())
 		case <-time.After(10 * time.Millisecond):
 		}

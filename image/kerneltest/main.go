@@ -125,22 +125,25 @@ func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Wr
 	order = append(order, "host-frame-png")
 	results["host-frame-png"] = checkFrame(disk)
 
-	passed, failed := 0, 0
+	passed := 0
+	var fails []string
 	for _, name := range order {
 		line := results[name]
 		fmt.Fprintf(out, "%s %s\n", name, line)
 		if strings.HasPrefix(line, "PASS") {
 			passed++
 		} else {
-			failed++
+			fails = append(fails, name+" "+line)
 		}
 	}
 	for _, name := range expected {
 		if _, ok := results[name]; !ok {
-			fmt.Fprintf(out, "%s FAIL not reported by the guest\n", name)
-			failed++
+			line := name + " FAIL not reported by the guest"
+			fmt.Fprintln(out, line)
+			fails = append(fails, line)
 		}
 	}
+	failed := len(fails)
 	if runErr != nil || res == nil || res.Status != 0 {
 		if res != nil && !verbose {
 			fmt.Fprintf(out, "--- console ---\n%s--- end ---\n", res.Log)
@@ -149,6 +152,11 @@ func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Wr
 			fmt.Fprintln(out, "kerneltest:", runErr)
 			failed++
 		}
+	}
+	// The failures again, last: CI keeps only the tail of a long log, and
+	// the console dump above pushes the per-check lines out of it.
+	for _, line := range fails {
+		fmt.Fprintln(out, "failed:", line)
 	}
 	fmt.Fprintf(out, "kerneltest: took %v\n", time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
