@@ -81,7 +81,7 @@ type Info struct {
 
 // Capabilities are what a backend does natively. A backend that reports
 // one implements the matching interface ([AppLauncher], [URLOpener],
-// [Clipboard]).
+// [Clipboard], [ElementLister]).
 type Capabilities struct {
 	// LaunchApp: it opens an app by bundle id.
 	LaunchApp bool
@@ -89,6 +89,9 @@ type Capabilities struct {
 	OpenURL bool
 	// Clipboard: it sets and reads the phone's clipboard.
 	Clipboard bool
+	// Elements: it lists the screen's elements from its own tree
+	// ([ElementLister]).
+	Elements bool
 }
 
 // AppLauncher is a backend that opens an app by bundle id natively.
