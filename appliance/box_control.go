@@ -16,11 +16,7 @@ var _ owner.Controller = controller{}
 func (c controller) Pause(ctx context.Context, by string) error  { return c.s.OwnerPause(ctx, by) }
 func (c controller) Resume(ctx context.Context, by string) error { return c.s.Resume(ctx, by) }
 
-func (c controller) Lease() owner.LeaseView {
-	l := c.s.Lease()
-	return owner.LeaseView{Holder: l.Name, ClientID: l.Holder, Expires: l.Expires, Paused: l.Paused,
-		PausedBy: l.PausedBy, ByOwner: l.PausedByOwner, PausedAt: l.PausedAt, Owner: l.Holder == control.OwnerID}
-}
+func (c controller) Lease() control.LeaseState { return c.s.Lease() }
 
 func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error) {
 	ops, err := c.s.Recent(ctx, n)

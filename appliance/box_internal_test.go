@@ -38,7 +38,7 @@ func TestControllerAdapter(t *testing.T) {
 	if err := c.Pause(ctx, "owner"); err != nil {
 		t.Fatal(err)
 	}
-	if l := c.Lease(); !l.Paused || !l.ByOwner || l.PausedBy != "owner" || l.PausedAt.IsZero() {
+	if l := c.Lease(); !l.Paused || !l.PausedByOwner || l.PausedBy != "owner" || l.PausedAt.IsZero() {
 		t.Errorf("Lease() = %+v after the owner's Pause, want paused by the owner with a time", l)
 	}
 	if err := c.Resume(ctx, "owner"); err != nil {

@@ -62,7 +62,7 @@ func TestOwnerDrivesThroughControl(t *testing.T) {
 	if err := c.Input(ctx, owner.Input{Kind: owner.InputButton, Button: "home"}); err != nil {
 		t.Fatal(err)
 	}
-	if l := c.Lease(); !l.Owner || l.Holder != control.OwnerName {
+	if l := c.Lease(); !l.Owner() || l.Name != control.OwnerName {
 		t.Fatalf("lease after the owner's input = %+v", l)
 	}
 	var ae *api.Error
@@ -83,7 +83,7 @@ func TestOwnerDrivesThroughControl(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != api.CodeControlBusy {
 		t.Fatalf("owner input while the agent holds control: %v, want CONTROL_BUSY", err)
 	}
-	if l := c.Lease(); l.Owner || l.Holder != "nightly.py" {
+	if l := c.Lease(); l.Owner() || l.Name != "nightly.py" {
 		t.Fatalf("lease = %+v, want the agent's", l)
 	}
 	if err := c.TakeOver(ctx); err != nil {

@@ -13,17 +13,29 @@ type lease struct {
 	expires      time.Time
 }
 
-// LeaseState is who holds control and whether input is paused.
+// LeaseState is who holds control and whether input is paused: the one
+// lease type of the box. The owner's pages show it as it is; a client
+// sees its projection [LeaseState.For] (the contract's api.Lease).
 type LeaseState struct {
-	Holder   string // client id; "" when free
-	Name     string // the holder's client name
-	Expires  time.Time
-	Paused   bool
-	PausedBy string // who paused: a client's name, or the owner's "by"
+	Holder   string    `json:"client_id"` // client id; "" when free
+	Name     string    `json:"holder"`    // the holder's client name
+	Expires  time.Time `json:"expires"`
+	Paused   bool      `json:"paused"`
+	PausedBy string    `json:"paused_by"` // who paused: a client's name, or the owner's "by"
 	// PausedByOwner is set when the owner paused (OwnerPause): only the
 	// owner lifts that pause.
-	PausedByOwner bool
-	PausedAt      time.Time // when input was paused; zero when not paused
+	PausedByOwner bool      `json:"paused_by_owner"`
+	PausedAt      time.Time `json:"paused_at"` // when input was paused; zero when not paused
+}
+
+// Owner reports whether the owner holds control (after Take over, or by
+// its own input on the live view); Name then names the owner.
+func (l LeaseState) Owner() bool { return l.Holder == OwnerID }
+
+// For is the lease as the client c sees it on the wire.
+func (l LeaseState) For(c Client) api.Lease {
+	return api.Lease{Held: l.Holder != "", YouHold: l.Holder == c.ID && c.ID != "",
+		Holder: l.Name, ExpiresMS: msOrZero(l.Expires)}
 }
 
 // Lease returns the control lease now (lapsing it if its time is up).
@@ -31,6 +43,11 @@ func (s *Service) Lease() LeaseState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lapseLocked()
+	return s.leaseStateLocked()
+}
+
+// leaseStateLocked is the lease now, without lapsing it.
+func (s *Service) leaseStateLocked() LeaseState {
 	return LeaseState{Holder: s.lease.holder, Name: s.lease.name, Expires: s.lease.expires,
 		Paused: s.paused, PausedBy: s.pausedBy, PausedByOwner: s.pausedOwner, PausedAt: s.pausedAt}
 }
@@ -139,8 +156,7 @@ func (s *Service) ControlCommand(ctx context.Context, c Client, command api.Comm
 
 // leaseLocked is the lease as c sees it.
 func (s *Service) leaseLocked(c Client) api.Lease {
-	return api.Lease{Held: s.lease.holder != "", YouHold: s.lease.holder == c.ID && c.ID != "",
-		Holder: s.lease.name, ExpiresMS: msOrZero(s.lease.expires)}
+	return s.leaseStateLocked().For(c)
 }
 
 func msOrZero(t time.Time) int64 {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/owner"
 )
 
@@ -47,17 +48,19 @@ func (f *fakeControl) Resume(ctx context.Context, by string) error {
 	return nil
 }
 
-func (f *fakeControl) Lease() owner.LeaseView {
+func (f *fakeControl) Lease() control.LeaseState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	lv := owner.LeaseView{Paused: f.paused}
+	lv := control.LeaseState{Paused: f.paused}
 	if f.paused {
-		lv.PausedBy, lv.ByOwner, lv.PausedAt = "owner", true, time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC)
+		lv.PausedBy, lv.PausedByOwner, lv.PausedAt = "owner", true, time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC)
 	}
 	if f.holder != "" {
-		lv.Holder, lv.ClientID, lv.Expires = f.holder, "client-1", time.Date(2026, 11, 29, 12, 1, 30, 0, time.UTC)
+		lv.Name, lv.Holder, lv.Expires = f.holder, "client-1", time.Date(2026, 11, 29, 12, 1, 30, 0, time.UTC)
 	}
-	lv.Owner = f.owner
+	if f.owner {
+		lv.Holder = control.OwnerID
+	}
 	return lv
 }
 

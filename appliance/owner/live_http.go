@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/openlolo/openlolo/appliance/control"
 )
 
 // liveBoundary separates the stream's pictures.
@@ -126,7 +128,7 @@ func (p *Pages) EndStreams() {
 // controlView is Status's control block (template "control"): who holds
 // control, the pause, and the forms that fit them.
 type controlView struct {
-	Lease    LeaseView
+	Lease    control.LeaseState
 	State    string // controlStateWord of Lease: data-control-state
 	CanDrive bool   // the owner can drive the phone (Take over)
 	CSRF     string
@@ -139,7 +141,7 @@ func (p *Pages) controlView(csrf string) controlView {
 		return controlView{State: controlStateWord("", false, false)}
 	}
 	l := p.cfg.Control.Lease()
-	return controlView{Lease: l, State: controlStateWord(l.Holder, l.Owner, l.Paused), CanDrive: p.cfg.Driver != nil, CSRF: csrf}
+	return controlView{Lease: l, State: controlStateWord(l.Name, l.Owner(), l.Paused), CanDrive: p.cfg.Driver != nil, CSRF: csrf}
 }
 
 // controlState is GET /status/control.json: who holds control, and the
@@ -157,7 +159,7 @@ type controlState struct {
 func (p *Pages) controlJSON(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
 	v := p.controlView(s.csrf)
-	cs := controlState{Holder: v.Lease.Holder, Owner: v.Lease.Owner, Paused: v.Lease.Paused, State: v.State}
+	cs := controlState{Holder: v.Lease.Name, Owner: v.Lease.Owner(), Paused: v.Lease.Paused, State: v.State}
 	if p.cfg.Control != nil {
 		var buf bytes.Buffer
 		if err := p.tmpl["status"].ExecuteTemplate(&buf, "control", v); err != nil {

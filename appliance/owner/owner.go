@@ -116,24 +116,10 @@ type Controller interface {
 	// Resume lets input run again, whoever paused it.
 	Resume(ctx context.Context, by string) error
 	// Lease says who holds control now.
-	Lease() LeaseView
+	Lease() control.LeaseState
 	// Recent returns the n most recent operations and actions (pause,
 	// resume, ...), newest first.
 	Recent(ctx context.Context, n int) ([]Activity, error)
-}
-
-// LeaseView is the control lease as the Status page shows it.
-type LeaseView struct {
-	Holder   string // client name; empty when nobody holds control
-	ClientID string
-	Expires  time.Time
-	Paused   bool
-	PausedBy string    // who paused: "owner" or a client's name
-	ByOwner  bool      // the owner paused; only the owner resumes
-	PausedAt time.Time // when input was paused
-	// Owner is set when the owner holds control (after Take over, or by
-	// its own input on the live view); Holder then names the owner.
-	Owner bool
 }
 
 // Activity is one operation as the Activity page shows it. It carries no

@@ -5,19 +5,21 @@ import (
 	"net/http"
 	"runtime"
 	"time"
+
+	"github.com/openlolo/openlolo/appliance/control"
 )
 
 // diagnostics is the Settings page's download: what a helper needs to see
 // why the box misbehaves, and no secrets (no passphrase or its hash, no
 // token, no setup code, no client secret, no typed text).
 type diagnostics struct {
-	Taken   time.Time    `json:"taken"`
-	Box     diagBox      `json:"box"`
-	Phone   *diagPhone   `json:"phone,omitempty"`
-	Lease   *LeaseView   `json:"lease,omitempty"`
-	Tailnet *TailnetView `json:"tailnet,omitempty"`
-	Clients []diagClient `json:"clients"`
-	Recent  []Activity   `json:"recent"`
+	Taken   time.Time           `json:"taken"`
+	Box     diagBox             `json:"box"`
+	Phone   *diagPhone          `json:"phone,omitempty"`
+	Lease   *control.LeaseState `json:"lease,omitempty"`
+	Tailnet *TailnetView        `json:"tailnet,omitempty"`
+	Clients []diagClient        `json:"clients"`
+	Recent  []Activity          `json:"recent"`
 }
 
 type diagBox struct {

@@ -77,7 +77,7 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 	if msg := askDone(r.URL.Query().Get("done")); msg != "" {
 		sp.Done = msg
 	}
-	if sp.Control.Lease.Owner && r.URL.Query().Get("done") == "given" {
+	if sp.Control.Lease.Owner() && r.URL.Query().Get("done") == "given" {
 		// The owner gave control back and then took it again (its own
 		// input on the live view): the notice no longer holds.
 		sp.Done = ""
