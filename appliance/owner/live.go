@@ -100,6 +100,9 @@ type liveHub struct {
 	scr Screen
 	opt LiveOptions
 	log *slog.Logger
+	// chosenFPS is the owner's choice of pictures per second (0: none, the
+	// options' FPS); a capture loop reads it when it starts.
+	chosenFPS func() int
 
 	ended     chan struct{} // closed by end: the box stops
 	endOnce   sync.Once
@@ -181,7 +184,7 @@ func (h *liveHub) watching() (viewers int, capturing bool) {
 // that encodes to other bytes (a capture device's identical frames are
 // skipped too).
 func (h *liveHub) capture(ctx context.Context, gen uint64) {
-	every := time.Second / time.Duration(h.opt.FPS)
+	every := time.Second / time.Duration(h.fps())
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var last *liveFrame
@@ -217,6 +220,17 @@ func (h *liveHub) capture(ctx context.Context, gen uint64) {
 		case <-t.C:
 		}
 	}
+}
+
+// fps is the capture loop's pictures per second: the owner's choice, else
+// the options' (the board's default).
+func (h *liveHub) fps() int {
+	if h.chosenFPS != nil {
+		if n := h.chosenFPS(); n > 0 {
+			return n
+		}
+	}
+	return h.opt.FPS
 }
 
 // publish hands fr to every viewer, replacing a picture a viewer has not

@@ -228,3 +228,30 @@ func TestLiveSize(t *testing.T) {
 		}
 	}
 }
+
+// The owner's choice of pictures per second paces a capture loop that
+// starts after it; without one, the options' rate (the board's default).
+func TestLiveHubOwnerRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ph := testSim(t)
+		h := newLiveHub(PhoneScreen(ph), LiveOptions{FPS: 10}, slog.New(slog.DiscardHandler))
+		chosen := 0
+		h.chosenFPS = func() int { return chosen }
+		for _, tt := range []struct{ chosen, want int }{{0, 10}, {2, 2}, {5, 5}} {
+			chosen = tt.chosen
+			before, _ := h.stats()
+			v, err := h.join("s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-v.frames
+			time.Sleep(3*time.Second - time.Millisecond)
+			synctest.Wait()
+			h.leave(v)
+			synctest.Wait()
+			if got, _ := h.stats(); int(got-before) != 3*tt.want {
+				t.Errorf("owner's choice %d: %d screenshots in 3 s, want %d", tt.chosen, got-before, 3*tt.want)
+			}
+		}
+	})
+}

@@ -195,6 +195,7 @@ func New(cfg Config) (*Pages, error) {
 	}
 	if cfg.Screen != nil {
 		p.live = newLiveHub(cfg.Screen, cfg.Live, p.log)
+		p.live.chosenFPS = p.liveFPS
 	}
 	if err := p.parseTemplates(); err != nil {
 		return nil, err

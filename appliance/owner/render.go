@@ -27,7 +27,7 @@ var staticFS embed.FS
 var pageNames = [...]string{"claim", "login", "message", "status", "activity", "connect", "access", "authorize", "settings", "claim_button", "access_revoke", "help", "asks"}
 
 // pageParts are sections kept in files of their own, parsed with a page.
-var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset", "settings_wifi", "settings_asks", "settings_identity"},
+var pageParts = map[string][]string{"settings": {"settings_update", "settings_account", "settings_reset", "settings_wifi", "settings_asks", "settings_identity", "settings_prefs"},
 	"status": {"status_problems", "asks_pending"}, "access": {"asks_pending", "access_asks"}, "asks": {"asks_pending"}, "authorize": {"access_asks"}}
 
 // basePage is what every page's layout needs.

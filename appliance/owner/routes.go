@@ -120,6 +120,7 @@ func (p *Pages) routes() []route {
 		{"POST /settings/wifi/forget", ownerOnly, p.wifiForget},
 		{"POST /settings/wifi/setup", ownerOnly, p.wifiSetup},
 		{"POST /settings/asks", ownerOnly, p.boxMarksPost},
+		{"POST /settings/prefs", ownerOnly, p.prefsPost},
 	}
 }
 

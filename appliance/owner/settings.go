@@ -55,6 +55,7 @@ type settingsPage struct {
 	Error      string
 	Asks       boxMarksView  // section#asks (asks.go)
 	Identity   *identityView // section#identity (settings_identity.go)
+	Prefs      *prefsView    // section#prefs (settings_prefs.go)
 }
 
 // settingsDone is the confirmation a redirect back to Settings shows.
@@ -89,8 +90,11 @@ func (p *Pages) settings(w http.ResponseWriter, r *http.Request) {
 	if msg == "" {
 		msg = wifiDone(done)
 	}
-	if done == "asks" {
+	switch done {
+	case "asks":
 		msg = "Saved. Every client's next calls follow the new asks."
+	case "prefs":
+		msg = "Your preferences are saved."
 	}
 	p.showSettings(w, r, http.StatusOK, msg, "")
 }
@@ -118,6 +122,10 @@ func (p *Pages) showSettings(w http.ResponseWriter, r *http.Request, status int,
 	}
 	sp.WiFi = p.wifiSection(r.Context(), s.csrf)
 	sp.Identity = p.identitySection(s.csrf)
+	if sp.Prefs, err = p.prefsSection(r.Context(), s.csrf); err != nil {
+		p.internal(w, r, "read the preferences", err)
+		return
+	}
 	if sp.Account, err = p.accountSection(r); err != nil {
 		p.internal(w, r, "read the owner's sessions", err)
 		return

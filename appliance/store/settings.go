@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -62,6 +64,9 @@ type Setting[T any] struct {
 	check   func(T) error // nil takes any value
 	encode  func(T) string
 	decode  func(string) (T, error)
+	// pref, when set, makes the setting the owner's to choose on the
+	// Settings page (see [Preferences]).
+	pref *Pref
 }
 
 // KeyTailnetOwnerLogin is TailnetOwnerLogin's key.
@@ -87,11 +92,18 @@ var (
 	UpdateSelfCheck = Setting[time.Time]{Key: "update.selfcheck", Reset: Keep,
 		encode: func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		decode: func(s string) (time.Time, error) { return time.Parse(time.RFC3339, s) }}
+	// LiveFPS is the owner's choice of the live view's pictures per second
+	// (0, unset: the board's default, which serve picks).
+	LiveFPS = number("live.fps", Forget, 1, 10, &Pref{
+		Label: "Live view pictures per second",
+		Hint:  "Fewer pictures use less of the box's processor: a Pi Zero 2 W manages about 5. It applies to live views opened after you save.",
+		Choices: []Choice{{"", "The board's default"}, {"2", "2 per second"}, {"5", "5 per second"}, {"10", "10 per second"}},
+	})
 )
 
 // settingsTable is every declared setting; FactoryReset removes those
 // marked Forget. A key not listed (none should be) is kept.
-var settingsTable = []declared{TailnetEnabled, TailnetOwnerLogin, JournalKey, AsksSeeded, UpdateSelfCheck}
+var settingsTable = []declared{TailnetEnabled, TailnetOwnerLogin, JournalKey, AsksSeeded, UpdateSelfCheck, LiveFPS}
 
 // declared is a Setting of any type, as settingsTable lists it.
 type declared interface {
@@ -99,6 +111,20 @@ type declared interface {
 }
 
 func (s Setting[T]) declaration() (string, Reset) { return s.Key, s.Reset }
+
+// Name is the setting's key, as [Preference] names it.
+func (s Setting[T]) Name() string { return s.Key }
+
+// number is an integer setting between lo and hi; pref may be nil.
+func number(key string, reset Reset, lo, hi int, pref *Pref) Setting[int] {
+	return Setting[int]{Key: key, Reset: reset, pref: pref, encode: strconv.Itoa, decode: strconv.Atoi,
+		check: func(v int) error {
+			if v < lo || v > hi {
+				return fmt.Errorf("%d is not between %d and %d", v, lo, hi)
+			}
+			return nil
+		}}
+}
 
 // text is a string setting; check may be nil.
 func text(key string, reset Reset, check func(string) error) Setting[string] {
@@ -167,6 +193,84 @@ func (s Setting[T]) Set(t *Tx, v T) error {
 
 // Clear unsets the setting (Get then returns the default).
 func (s Setting[T]) Clear(t *Tx) error { return t.DeleteSetting(s.Key) }
+
+// Pref is how the Settings page offers a setting the owner chooses: what
+// it is called, a hint, and the values to pick from.
+type Pref struct {
+	Label, Hint string
+	// Choices are the values the owner may pick, in the order shown; the
+	// one whose Value is "" unsets the setting (its default).
+	Choices []Choice
+}
+
+// Choice is one value of a [Pref]: the stored word and what the page
+// calls it.
+type Choice struct {
+	Value, Label string
+}
+
+// Preference is a setting the owner chooses on the Settings page, whatever
+// its type: the page lists [Preferences], shows each one's choices and
+// stores what the owner picked. Declaring a Setting with a Pref is all it
+// takes to offer a new one.
+type Preference interface {
+	// Name is the setting's key (the form field's name).
+	Name() string
+	// Pref is the label, hint and choices.
+	Pref() Pref
+	// Choice is the stored value as a choice's Value ("" while unset).
+	Choice(t *Tx) (string, error)
+	// Choose stores value, one of the choices ("" unsets the setting); any
+	// other is refused with a sentence the owner can act on.
+	Choose(t *Tx, value string) error
+}
+
+// Preferences lists the settings the owner chooses, in the order of the
+// settings table.
+func Preferences() []Preference {
+	var ps []Preference
+	for _, d := range settingsTable {
+		if p, ok := d.(Preference); ok && p.Pref().Label != "" {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// Pref returns the setting's Settings-page declaration (zero when the
+// owner does not choose it).
+func (s Setting[T]) Pref() Pref {
+	if s.pref == nil {
+		return Pref{}
+	}
+	return *s.pref
+}
+
+// Choice is the stored value as a choice's Value: "" while unset.
+func (s Setting[T]) Choice(t *Tx) (string, error) {
+	v, set, err := s.Lookup(t)
+	if err != nil || !set {
+		return "", err
+	}
+	return s.encode(v), nil
+}
+
+// Choose stores value when it is one of the setting's choices; "" unsets
+// the setting.
+func (s Setting[T]) Choose(t *Tx, value string) error {
+	p := s.Pref()
+	if !slices.ContainsFunc(p.Choices, func(c Choice) bool { return c.Value == value }) {
+		return fmt.Errorf("%q is not one of the choices for %s", value, strings.ToLower(p.Label))
+	}
+	if value == "" {
+		return s.Clear(t)
+	}
+	v, err := s.decode(value)
+	if err != nil {
+		return fmt.Errorf("store: setting %q: %q: %w", s.Key, value, err)
+	}
+	return s.Set(t, v)
+}
 
 // checkLogin accepts a tailnet login: a user name or e-mail address as
 // WhoIs reports it.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestFactoryResetSettings(t *testing.T) {
 	s := openT(t, t.TempDir())
 	ctx := context.Background()
 	values := map[string]string{TailnetEnabled.Key: "on", TailnetOwnerLogin.Key: "alice@example.com",
-		JournalKey.Key: strings.Repeat("ab", 32), AsksSeeded.Key: "1", UpdateSelfCheck.Key: "2026-12-01T12:00:00Z", "undeclared": "x"}
+		JournalKey.Key: strings.Repeat("ab", 32), AsksSeeded.Key: "1", UpdateSelfCheck.Key: "2026-12-01T12:00:00Z", LiveFPS.Key: "5", "undeclared": "x"}
 	var lost map[string]int64
 	err := s.Update(ctx, func(tx *Tx) (err error) {
 		for k, v := range values {
@@ -122,5 +123,54 @@ func TestFactoryResetSettings(t *testing.T) {
 	}
 	if len(settingsTable) != len(values)-1 {
 		t.Errorf("settingsTable has %d settings, the test sets %d: declare the new one here too", len(settingsTable), len(values)-1)
+	}
+}
+
+// TestPreferences: the owner's settings are listed with their choices;
+// a choice is stored and read back, "" unsets, and a value that is not a
+// choice (or one a hand-edited database holds) is refused, storing nothing.
+func TestPreferences(t *testing.T) {
+	t.Parallel()
+	s := openT(t, t.TempDir())
+	prefs := Preferences()
+	if len(prefs) == 0 || prefs[0].Name() != LiveFPS.Key || prefs[0].Pref().Label == "" {
+		t.Fatalf("Preferences() = %v, want the live view's rate first", prefs)
+	}
+	for _, p := range prefs {
+		if !slices.ContainsFunc(p.Pref().Choices, func(c Choice) bool { return c.Value == "" }) {
+			t.Errorf("preference %q offers no default choice", p.Name())
+		}
+	}
+	err := s.Update(context.Background(), func(tx *Tx) error {
+		if c, err := LiveFPS.Choice(tx); err != nil || c != "" {
+			t.Errorf("LiveFPS unset: choice %q, %v; want the default", c, err)
+		}
+		if err := LiveFPS.Choose(tx, "5"); err != nil {
+			return err
+		}
+		if v, err := LiveFPS.Get(tx); err != nil || v != 5 {
+			t.Errorf("LiveFPS after choosing 5 = %d, %v", v, err)
+		}
+		for _, bad := range []string{"7", "fast", "-1"} {
+			if err := LiveFPS.Choose(tx, bad); err == nil || !strings.Contains(err.Error(), "not one of the choices for live view pictures per second") {
+				t.Errorf("Choose(%q) = %v, want a refusal naming the setting", bad, err)
+			}
+		}
+		if c, _ := LiveFPS.Choice(tx); c != "5" {
+			t.Errorf("a refused choice changed the setting to %q", c)
+		}
+		if err := LiveFPS.Set(tx, 50); err == nil || !strings.Contains(err.Error(), "between 1 and 10") {
+			t.Errorf("LiveFPS.Set(50) = %v, want a refusal", err)
+		}
+		if err := LiveFPS.Choose(tx, ""); err != nil {
+			return err
+		}
+		if v, ok, err := LiveFPS.Lookup(tx); ok || err != nil || v != 0 {
+			t.Errorf("LiveFPS after choosing the default = %d, set %v, %v", v, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
