@@ -42,6 +42,16 @@
 // the registered devices, so the gesture timeline (phone.Player), the
 // holds and the repeated releases are the ones every HID backend uses.
 //
+// # Buttons
+//
+// Press sends consumer usages, which Linux's HID input maps to keys that
+// Android's Generic.kl names: AC Home (0x223, KEY_HOMEPAGE → HOME), AC
+// Back (0x224 → BACK), Volume Up/Down (0xE9/0xEA), Mute (0xE2 →
+// VOLUME_MUTE) and Power (0x30 → POWER, which wakes and locks where the
+// phone's policy takes it from an external device). App switch is AC
+// Desktop Show All Windows (0x29F), as hw/hid states; none of this has
+// been checked on a phone here.
+//
 // The phone side is faked by hw/aoa/aoatest, whose request handling is a
 // function of (setup packet, data) so a FunctionFS ep0 loop can use it.
 package aoa

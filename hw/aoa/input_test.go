@@ -49,7 +49,11 @@ func at(x, y float64, contact bool) aoatest.Touch {
 func TestOpenRegisters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &aoatest.Phone{}
+		start := time.Now()
 		in := open(t, p)
+		if took := time.Since(start); took < aoa.DefaultSettle {
+			t.Errorf("Open took %v, less than the settle %v", took, aoa.DefaultSettle)
+		}
 		if in.Protocol() != 2 {
 			t.Errorf("Protocol() = %d, want 2", in.Protocol())
 		}
@@ -273,6 +277,34 @@ func TestCancel(t *testing.T) {
 			_, err := aoa.Open(ctx, aoa.Options{Controller: p})
 			if !errors.Is(err, context.Canceled) || errors.Is(err, aoa.ErrUnsupported) {
 				t.Errorf("Open = %v, want context.Canceled", err)
+			}
+			if ids := p.IDs(); len(ids) != 0 {
+				t.Errorf("ids %v stay registered after a cancelled open", ids)
+			}
+		})
+	})
+	t.Run("clearing stale devices", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		p := &aoatest.Phone{Fail: func(s aoa.Setup) error {
+			if s.Request == aoa.UnregisterHID {
+				cancel()
+				return context.Canceled
+			}
+			return nil
+		}}
+		_, err := aoa.Open(ctx, aoa.Options{Controller: p})
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "clear keyboard (id 1)") {
+			t.Errorf("Open = %v, want context.Canceled while clearing the keyboard", err)
+		}
+	})
+	t.Run("settle", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), aoa.DefaultSettle/2)
+			defer cancel()
+			p := &aoatest.Phone{}
+			_, err := aoa.Open(ctx, aoa.Options{Controller: p})
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "settle after registering") {
+				t.Errorf("Open = %v, want the deadline during the settle", err)
 			}
 			if ids := p.IDs(); len(ids) != 0 {
 				t.Errorf("ids %v stay registered after a cancelled open", ids)
