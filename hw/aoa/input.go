@@ -220,12 +220,3 @@ func (d *device) unregisterAll() {
 		d.log.Warn("aoa: open failed and the cleanup too; the phone may keep a stale device until the next open", "err", err)
 	}
 }
-
-// Input provides the input half of phone.Phone.
-var _ interface {
-	Touch(context.Context, phone.Gesture) (phone.Report, error)
-	Type(context.Context, string) (phone.Report, error)
-	Key(context.Context, phone.Key) (phone.Report, error)
-	Press(context.Context, phone.Button) (phone.Report, error)
-	ReleaseAll(context.Context) error
-} = (*Input)(nil)
