@@ -95,8 +95,8 @@ var (
 	// LiveFPS is the owner's choice of the live view's pictures per second
 	// (0, unset: the board's default, which serve picks).
 	LiveFPS = number("live.fps", Forget, 1, 10, &Pref{
-		Label: "Live view pictures per second",
-		Hint:  "Fewer pictures use less of the box's processor: a Pi Zero 2 W manages about 5. It applies to live views opened after you save.",
+		Label:   "Live view pictures per second",
+		Hint:    "Fewer pictures use less of the box's processor: a Pi Zero 2 W manages about 5. It applies to live views opened after you save.",
 		Choices: []Choice{{"", "The board's default"}, {"2", "2 per second"}, {"5", "5 per second"}, {"10", "10 per second"}},
 	})
 )
