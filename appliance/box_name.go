@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/openlolo/openlolo/appliance/owner"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 
@@ -83,6 +84,41 @@ func boardSerial(cpuinfo []byte) string {
 		return val
 	}
 	return ""
+}
+
+// boardModel returns the "Model" line of a Raspberry Pi's /proc/cpuinfo
+// (e.g. "Raspberry Pi Zero 2 W Rev 1.0"), or "" elsewhere.
+func boardModel(cpuinfo []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(cpuinfo))
+	for sc.Scan() {
+		if key, val, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(key) == "Model" {
+			return strings.TrimSpace(val)
+		}
+	}
+	return ""
+}
+
+// liveFPS is the live view's default rate on this board (its cpuinfo's
+// Model); the owner package's default when cpuinfo cannot be read.
+func (b *Box) liveFPS() int {
+	cpuinfo, err := os.ReadFile(b.cfg.CPUInfo)
+	if err != nil {
+		return owner.DefaultLiveFPS
+	}
+	return liveFPSFor(boardModel(cpuinfo))
+}
+
+// liveFPSFor is the live view's default pictures per second on a board:
+// 5 where a picture costs a Cortex-A53 core about 8 to 10 times what it
+// costs a desktop core (the Zero 2 W and the Pi 3), else the owner
+// package's default. The owner can choose another on Settings.
+func liveFPSFor(model string) int {
+	for _, slow := range []string{"Raspberry Pi Zero 2", "Raspberry Pi 3"} {
+		if strings.HasPrefix(model, slow) {
+			return 5
+		}
+	}
+	return owner.DefaultLiveFPS
 }
 
 func isHex(s string) bool {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openlolo/openlolo/appliance/owner"
 )
 
 func TestBoardSerial(t *testing.T) {
@@ -23,6 +25,28 @@ func TestBoardSerial(t *testing.T) {
 	for _, tt := range tests {
 		if got := boardSerial([]byte(tt.cpuinfo)); got != tt.want {
 			t.Errorf("boardSerial(%q) = %q, want %q", tt.cpuinfo, got, tt.want)
+		}
+	}
+}
+
+// TestLiveFPSForBoard: the live view's default rate follows the board's
+// cpuinfo Model: 5 on the Cortex-A53 boards, the owner default elsewhere
+// (the Pi 4, a PC, an emulated board with no Model line).
+func TestLiveFPSForBoard(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cpuinfo string
+		want    int
+	}{
+		{"Serial\t\t: 10000000a1b2c3d4\nModel\t\t: Raspberry Pi Zero 2 W Rev 1.0\n", 5},
+		{"Model\t\t: Raspberry Pi 3 Model B Plus Rev 1.3\n", 5},
+		{"Model\t\t: Raspberry Pi 4 Model B Rev 1.1\n", owner.DefaultLiveFPS},
+		{"processor\t: 0\nmodel name\t: Intel(R) Xeon(R)\n", owner.DefaultLiveFPS},
+		{"", owner.DefaultLiveFPS},
+	}
+	for _, tt := range tests {
+		if got := liveFPSFor(boardModel([]byte(tt.cpuinfo))); got != tt.want {
+			t.Errorf("live rate for %q = %d, want %d", tt.cpuinfo, got, tt.want)
 		}
 	}
 }

@@ -72,6 +72,7 @@ func (b *Box) routes() error {
 		Reset:         b.factoryReset,
 		Identity:      identities{b},
 		WiFi:          b.cfg.WiFi,
+		Live:          owner.LiveOptions{FPS: b.liveFPS()},
 		Logger:        b.log.With("service", "owner"),
 	})
 	if err != nil {
