@@ -272,10 +272,4 @@ func (d *Driver) ReleaseAll(ctx context.Context) error {
 }
 
 // Driver provides the input half of phone.Phone.
-var _ interface {
-	Touch(context.Context, phone.Gesture) (phone.Report, error)
-	Type(context.Context, string) (phone.Report, error)
-	Key(context.Context, phone.Key) (phone.Report, error)
-	Press(context.Context, phone.Button) (phone.Report, error)
-	ReleaseAll(context.Context) error
-} = (*Driver)(nil)
+var _ phone.Input = (*Driver)(nil)

@@ -29,6 +29,23 @@ type Phone interface {
 	// Screenshot returns the newest frame of the phone's screen.
 	Screenshot(ctx context.Context) (*Frame, error)
 
+	// Input is how the phone takes touch, text, keys and buttons.
+	Input
+
+	// Subscribe returns a channel of events that is closed when ctx ends
+	// or the backend closes. A slow reader misses events rather than
+	// blocking the backend; State is always current.
+	Subscribe(ctx context.Context) <-chan Event
+
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// Input is the input half of a phone: what the HID drivers (the gadget's
+// hw/input, AOA's hw/aoa) and a backend's own paths (Android's input
+// commands, CoreDevice's remote HID) each implement, so a backend can hold
+// whichever path its phone takes behind one type.
+type Input interface {
 	// Touch performs g: contact at the first point, movement through the
 	// rest on g's timeline, release after the last point.
 	Touch(ctx context.Context, g Gesture) (Report, error)
@@ -46,14 +63,6 @@ type Phone interface {
 	// ReleaseAll releases every key, button and contact the backend may
 	// hold. It is called at start, on pause and after a failed input.
 	ReleaseAll(ctx context.Context) error
-
-	// Subscribe returns a channel of events that is closed when ctx ends
-	// or the backend closes. A slow reader misses events rather than
-	// blocking the backend; State is always current.
-	Subscribe(ctx context.Context) <-chan Event
-
-	// Close releases the backend's resources.
-	Close() error
 }
 
 // Info is what a backend and its phone are and can do.
@@ -303,6 +312,9 @@ type Report struct {
 	MedianInterval, MaxGap time.Duration
 	// Took is the whole input's duration.
 	Took time.Duration
+	// Via names the input path that ran when a backend has more than one
+	// (Android: "aoa" or "adb-input"); "" where there is one.
+	Via string
 }
 
 // EventKind names what an Event reports.
