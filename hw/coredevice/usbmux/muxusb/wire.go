@@ -79,7 +79,7 @@ type Version struct {
 
 // Packet is one mux packet. TCP is set for ProtoTCP and Version for
 // ProtoVersion; Payload is what follows the protocol's own header (stream
-// data, the SETUP byte, a CONTROL message).
+// data, the SETUP byte, a CONTROL message), nil when nothing does.
 type Packet struct {
 	Header  Header
 	TCP     TCPHeader
@@ -175,6 +175,9 @@ func ParsePacket(b []byte, v2 bool) (Packet, error) {
 		p.Payload = body
 	default:
 		return p, fmt.Errorf("%w: unknown protocol %d", ErrMalformed, p.Header.Protocol)
+	}
+	if len(p.Payload) == 0 {
+		p.Payload = nil
 	}
 	return p, nil
 }
