@@ -154,7 +154,7 @@ func (h *Host) ReadBUID(ctx context.Context) (string, error) {
 // newBUID returns a random UUID in usbmuxd's upper-case form.
 func newBUID() string {
 	var b [16]byte
-	rand.Read(b[:]) // never fails
+	rand.Read(b[:])         // never fails
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
 	return fmt.Sprintf("%X-%X-%X-%X-%X", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -385,31 +388,78 @@ func TestZeroLengthPacket(t *testing.T) {
 }
 
 // TestStreamThroughFakePhone moves a megabyte each way through the fake
-// phone's mux: packets larger than one IN transfer, windows on both ends.
+// phone's mux: packets larger than one IN transfer, windows on both ends,
+// at both mux versions.
 func TestStreamThroughFakePhone(t *testing.T) {
-	phone := &muxusbtest.Phone{Connect: func(port uint16) func(net.Conn) {
-		return func(c net.Conn) { io.Copy(c, c); c.Close() } // echo
-	}}
-	link := phone.Start(t)
-	m, err := muxusb.Open(t.Context(), link.Host(), muxusb.Config{MaxPacket: maxPacket})
+	for _, version := range []uint32{1, 2} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			phone := &muxusbtest.Phone{Version: version, Connect: func(port uint16) func(net.Conn) {
+				return func(c net.Conn) { io.Copy(c, c); c.Close() } // echo
+			}}
+			link := phone.Start(t)
+			m, err := muxusb.Open(t.Context(), link.Host(), muxusb.Config{MaxPacket: maxPacket})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			c, err := m.Connect(t.Context(), 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := make([]byte, 1<<20)
+			for i := range data {
+				data[i] = byte(i * 7)
+			}
+			go func() { c.Write(data) }()
+			got := make([]byte, len(data))
+			if _, err := io.ReadFull(c, got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, data) {
+				t.Fatal("echoed bytes differ")
+			}
+		})
+	}
+}
+
+// TestPeerFIN: a FIN ends the stream like RST, and the host answers RST
+// (usbmux streams end with RST).
+func TestPeerFIN(t *testing.T) {
+	m, d, _ := start(t, 2)
+	c, syn := d.accept(m, 62078, 512)
+	d.sendTCP(muxusb.TCPHeader{SrcPort: 62078, DstPort: syn.SrcPort, Seq: devISN + 1, Ack: 1, Flags: muxusb.FlagFIN | muxusb.FlagACK}, "")
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("Read after FIN = %v, want EOF", err)
+	}
+	if rst := d.readTCP(muxusb.FlagRST); rst.SrcPort != syn.SrcPort {
+		t.Errorf("answer to FIN = %+v", rst)
+	}
+}
+
+// TestControlLogged: the device's CONTROL messages reach the log.
+func TestControlLogged(t *testing.T) {
+	var logs bytes.Buffer
+	link := muxusbtest.NewLink(maxPacket)
+	d := &rawDevice{t: t, pipe: link.Device(), buf: make([]byte, muxusb.MaxInPacket)}
+	go func() {
+		d.read()
+		d.send(muxusb.Packet{Header: muxusb.Header{Protocol: muxusb.ProtoVersion}, Version: muxusb.Version{Major: 1}})
+		d.send(muxusb.Packet{Header: muxusb.Header{Protocol: muxusb.ProtoControl}, Payload: []byte("\x03lockdownd crashed")})
+		// Data for no stream: the host's RST answer comes after it
+		// has handled the CONTROL packet.
+		d.sendTCP(muxusb.TCPHeader{SrcPort: 5, DstPort: 6, Seq: 9, Flags: muxusb.FlagACK}, "x")
+	}()
+	m, err := muxusb.Open(t.Context(), link.Host(), muxusb.Config{MaxPacket: maxPacket, Name: "phone",
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
-	c, err := m.Connect(t.Context(), 7)
-	if err != nil {
-		t.Fatal(err)
+	if rst := d.readTCP(muxusb.FlagRST); rst.SrcPort != 6 || rst.DstPort != 5 || rst.Ack != 9 {
+		t.Errorf("answer to data for no stream = %+v, want RST 6 -> 5 acking 9", rst)
 	}
-	data := make([]byte, 1<<20)
-	for i := range data {
-		data[i] = byte(i * 7)
-	}
-	go func() { c.Write(data) }()
-	got := make([]byte, len(data))
-	if _, err := io.ReadFull(c, got); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, data) {
-		t.Fatal("echoed bytes differ")
+	m.Close()
+	<-m.Done()
+	if want := `level=WARN msg="muxusb: device reports an error" device=phone message="lockdownd crashed"`; !strings.Contains(logs.String(), want) {
+		t.Errorf("log = %q, want it to hold %q", logs.String(), want)
 	}
 }

@@ -24,11 +24,11 @@ var ErrUnplugged = errors.New("muxusbtest: the cable is unplugged")
 type Link struct {
 	maxPacket int
 
-	mu       sync.Mutex
-	changed  chan struct{}
-	unplug   bool
-	toDevice [][]byte
-	toHost   [][]byte
+	mu        sync.Mutex
+	changed   chan struct{}
+	unplug    bool
+	toDevice  [][]byte
+	toHost    [][]byte
 	transfers int // OUT transfers from the host, zero-length ones included
 }
 
