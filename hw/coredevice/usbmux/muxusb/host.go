@@ -14,6 +14,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/plist"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
+	boxtls "github.com/openlolo/openlolo/tls"
 )
 
 // systemConfig is the file beside the pair records that keeps the
@@ -143,7 +144,10 @@ func (h *Host) ReadBUID(ctx context.Context) (string, error) {
 	buid := newBUID()
 	b, err = plist.Marshal(plist.Dict{{Key: "SystemBUID", Value: buid}})
 	if err == nil {
-		err = writeFile(path, b)
+		err = os.MkdirAll(h.Records.Dir, 0o700)
+	}
+	if err == nil {
+		err = boxtls.WriteFileAtomic(path, b, 0o600)
 	}
 	if err != nil {
 		return "", fmt.Errorf("muxusb: keep the system BUID: %w", err)
@@ -158,27 +162,4 @@ func newBUID() string {
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
 	return fmt.Sprintf("%X-%X-%X-%X-%X", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// writeFile writes b to path durably: a temp file, synced, renamed.
-func writeFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".buid-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	return err
 }
