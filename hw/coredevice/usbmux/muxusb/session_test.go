@@ -463,3 +463,88 @@ func TestControlLogged(t *testing.T) {
 		t.Errorf("log = %q, want it to hold %q", logs.String(), want)
 	}
 }
+
+// TestManyStreams runs streams side by side through the fake phone, each
+// to its own port, so their packets interleave on the one pipe.
+func TestManyStreams(t *testing.T) {
+	phone := &muxusbtest.Phone{Connect: func(port uint16) func(net.Conn) {
+		return func(c net.Conn) {
+			defer c.Close()
+			fmt.Fprintf(c, "port %d\n", port)
+			io.Copy(c, c)
+		}
+	}}
+	m, err := muxusb.Open(t.Context(), phone.Start(t).Host(), muxusb.Config{MaxPacket: maxPacket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	errc := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			port := uint16(100 + i)
+			c, err := m.Connect(t.Context(), port)
+			if err != nil {
+				errc <- err
+				return
+			}
+			defer c.Close()
+			want := fmt.Sprintf("port %d\n", port) + strings.Repeat(fmt.Sprint(i), 200<<10)
+			go c.Write([]byte(want[len(want)-200<<10:]))
+			got := make([]byte, len(want))
+			if _, err := io.ReadFull(c, got); err != nil {
+				errc <- fmt.Errorf("port %d: %w", port, err)
+				return
+			}
+			if string(got) != want {
+				errc <- fmt.Errorf("port %d: the stream got another's bytes", port)
+				return
+			}
+			errc <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// FuzzSession feeds arbitrary bytes from the device to a live session:
+// it never panics, and still closes cleanly.
+func FuzzSession(f *testing.F) {
+	tcp := func(h muxusb.TCPHeader, data string) []byte {
+		p := muxusb.Packet{Header: muxusb.Header{Protocol: muxusb.ProtoTCP, V2: true}, TCP: h, Payload: []byte(data)}
+		return p.Append(nil)
+	}
+	f.Add(tcp(muxusb.TCPHeader{SrcPort: 62078, DstPort: 1, Seq: 5, Ack: 1, Flags: muxusb.FlagSYN | muxusb.FlagACK, Window: 512}, ""))
+	f.Add(append(tcp(muxusb.TCPHeader{SrcPort: 62078, DstPort: 1, Seq: 5, Ack: 1, Flags: muxusb.FlagSYN | muxusb.FlagACK, Window: 512}, ""),
+		tcp(muxusb.TCPHeader{SrcPort: 62078, DstPort: 1, Seq: 6, Ack: 1, Flags: muxusb.FlagACK, Window: 0}, "data")...))
+	f.Add(tcp(muxusb.TCPHeader{SrcPort: 62078, DstPort: 1, Flags: muxusb.FlagRST}, "reason"))
+	f.Add([]byte("\x00\x00\x00\x01\x00\x00\x00\x11\xfe\xed\xfa\xce\x00\x00\x00\x00\x07"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		link := muxusbtest.NewLink(maxPacket)
+		dev := link.Device()
+		go func() {
+			buf := make([]byte, 16384)
+			dev.In(t.Context(), buf)
+			v := muxusb.Packet{Header: muxusb.Header{Protocol: muxusb.ProtoVersion}, Version: muxusb.Version{Major: 2}}
+			dev.Out(t.Context(), v.Append(nil))
+			dev.Out(t.Context(), data)
+		}()
+		m, err := muxusb.Open(t.Context(), link.Host(), muxusb.Config{MaxPacket: maxPacket})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Millisecond)
+		defer cancel()
+		if c, err := m.Connect(ctx, 62078); err == nil {
+			c.SetDeadline(time.Now().Add(5 * time.Millisecond))
+			c.Write([]byte("x"))
+			c.Read(make([]byte, 8))
+			c.Close()
+		}
+		m.Close()
+		<-m.Done()
+	})
+}
