@@ -1,6 +1,7 @@
 package muxusb
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -72,7 +73,7 @@ func (h *Host) live() []attached {
 			l = append(l, a)
 		}
 	}
-	slices.SortFunc(l, func(a, b attached) int { return int(a.dev.ID) - int(b.dev.ID) })
+	slices.SortFunc(l, func(a, b attached) int { return cmp.Compare(a.dev.ID, b.dev.ID) })
 	return l
 }
 
