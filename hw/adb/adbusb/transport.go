@@ -63,7 +63,7 @@ type Transport struct {
 	rbuf  []byte // received and not yet read
 	rleft int    // payload bytes of the current message still to receive
 
-	wmu   sync.Mutex
+	wmu      sync.Mutex
 	wbuf     []byte // the header or payload being written
 	wneed    int    // bytes wbuf needs before it can be sent
 	wpayload bool   // wbuf is a payload, not a header
