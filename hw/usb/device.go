@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -115,7 +116,8 @@ type Device struct {
 	mu      sync.Mutex
 	pending map[uintptr]*pending
 	claimed map[uint8]bool
-	err     error // set once: ErrClosed, ErrDeviceGone or a poll failure
+	err     error         // set once: ErrClosed, ErrDeviceGone or a poll failure
+	failed  chan struct{} // closed when err is set
 
 	reaped chan struct{} // closed when the reaper returns
 	once   sync.Once
@@ -123,7 +125,7 @@ type Device struct {
 
 // newDevice starts the reaper on p.
 func newDevice(path string, p port) *Device {
-	d := &Device{path: path, port: p, pending: map[uintptr]*pending{}, claimed: map[uint8]bool{}, reaped: make(chan struct{})}
+	d := &Device{path: path, port: p, pending: map[uintptr]*pending{}, claimed: map[uint8]bool{}, reaped: make(chan struct{}), failed: make(chan struct{})}
 	go d.reap()
 	return d
 }
@@ -166,6 +168,7 @@ func (d *Device) fail(err error) {
 	d.mu.Lock()
 	if d.err == nil {
 		d.err = err
+		close(d.failed)
 	}
 	err = d.err
 	waiting := d.pending
@@ -238,8 +241,29 @@ func (d *Device) transfer(ctx context.Context, op string, typ, endpoint uint8, b
 		return n, fmt.Errorf("usb: %s %s: %w", op, d.path, context.Cause(ctx))
 	case errno == syscall.EOVERFLOW:
 		return n, fmt.Errorf("usb: %s %s: %w", op, d.path, ErrOverflow)
+	case (errno == syscall.EPROTO || errno == syscall.EILSEQ || errno == syscall.ETIME) && d.gone():
+		return n, fmt.Errorf("usb: %s %s: %w (%w)", op, d.path, ErrDeviceGone, errno)
 	default:
 		return n, d.wrap(op, errno)
+	}
+}
+
+// disconnectGrace is how long a transfer that failed as unplugging
+// fails it (a protocol error, a timeout on the wire) waits for the node
+// to tell whether the device left.
+const disconnectGrace = 500 * time.Millisecond
+
+// gone reports whether the device is found gone within disconnectGrace:
+// the host controller ends transfers in flight before the kernel marks
+// the device disconnected, so their status alone cannot tell.
+func (d *Device) gone() bool {
+	t := time.NewTimer(disconnectGrace)
+	defer t.Stop()
+	select {
+	case <-d.failed:
+		return errors.Is(d.state(), ErrDeviceGone)
+	case <-t.C:
+		return false
 	}
 }
 

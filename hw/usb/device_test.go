@@ -73,12 +73,14 @@ func TestTransferErrors(t *testing.T) {
 		{"protocol", syscall.EPROTO, syscall.EPROTO},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, p := openFake(t)
-			serve(p, -int32(tc.status), nil)
-			_, err := d.Bulk(t.Context(), 0x81, make([]byte, 512))
-			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "endpoint 0x81 of /dev/bus/usb/001/002") {
-				t.Errorf("Bulk error %v; want %v naming the endpoint and node", err, tc.want)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				d, p := openFake(t)
+				serve(p, -int32(tc.status), nil)
+				_, err := d.Bulk(t.Context(), 0x81, make([]byte, 512))
+				if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "endpoint 0x81 of /dev/bus/usb/001/002") {
+					t.Errorf("Bulk error %v; want %v naming the endpoint and node", err, tc.want)
+				}
+			})
 		})
 	}
 }
@@ -106,6 +108,12 @@ func TestBulkStopsOnContext(t *testing.T) {
 }
 
 func TestUnplugFailsEverything(t *testing.T) {
+	for _, status := range []syscall.Errno{syscall.ESHUTDOWN, syscall.EPROTO} {
+		t.Run(status.Error(), func(t *testing.T) { testUnplug(t, status) })
+	}
+}
+
+func testUnplug(t *testing.T, status syscall.Errno) {
 	synctest.Test(t, func(t *testing.T) {
 		d, p := openFake(t)
 		errc := make(chan error)
@@ -114,7 +122,7 @@ func TestUnplugFailsEverything(t *testing.T) {
 			errc <- err
 		}()
 		synctest.Wait()
-		p.unplug()
+		p.unplug(status)
 		if err := <-errc; !errors.Is(err, ErrDeviceGone) {
 			t.Errorf("transfer in flight: %v, want ErrDeviceGone", err)
 		}

@@ -100,8 +100,9 @@ func (p *fakePort) poke() {
 	}
 }
 
-// unplug makes the device go away: URBs in flight end with ESHUTDOWN.
-func (p *fakePort) unplug() {
+// unplug makes the device go away: URBs in flight end with status
+// (ESHUTDOWN from most host controllers, EPROTO from some).
+func (p *fakePort) unplug(status syscall.Errno) {
 	p.mu.Lock()
 	var us []*urb
 	for u := range p.inFlight {
@@ -109,7 +110,7 @@ func (p *fakePort) unplug() {
 	}
 	p.mu.Unlock()
 	for _, u := range us {
-		p.complete(u, -int32(syscall.ESHUTDOWN), nil)
+		p.complete(u, -int32(status), nil)
 	}
 	p.mu.Lock()
 	p.gone = true
