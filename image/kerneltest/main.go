@@ -29,13 +29,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openlolo/openlolo/hw/adb"
 	"github.com/openlolo/openlolo/image/vm"
 )
 
 // modules the guest needs; their dependencies come from modules.dep.
 var modules = []string{
 	"virtio_mmio", "virtio_blk",
-	"configfs", "libcomposite", "dummy_hcd", "usb_f_hid",
+	"configfs", "libcomposite", "dummy_hcd", "usb_f_hid", "usb_f_fs",
 	"usbhid", "hid_generic", "hid_multitouch", "evdev",
 	"vivid",
 }
@@ -51,6 +52,8 @@ var expected = []string{
 	"phone-open-ios-relative", "phone-state-ios-relative", "relmouse-ios-relative-tap",
 	"gadget-teardown", "selftest-gadget",
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
+	"usb-fake-android", "usb-watch-arrival", "usb-open", "usb-control-get-protocol", "usb-control-stall",
+	"usb-bulk-deadline", "adb-usb-connect", "adb-usb-shell", "adb-usb-screencap", "usb-device-gone",
 }
 
 func main() {
@@ -94,10 +97,16 @@ func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Wr
 	if err != nil {
 		return err
 	}
+	// The box's ADB key is made here: a 2048-bit RSA key takes the
+	// emulated guest seconds.
+	adbKey := filepath.Join(work, "adbkey")
+	if _, err := adb.LoadOrCreateKey(adbKey); err != nil {
+		return err
+	}
 	initrd := filepath.Join(work, "initrd.cpio.gz")
 	if err := vm.BuildInitramfs(vm.Initramfs{
 		Kernel: k, Busybox: bb, Modules: modules,
-		Files: map[string]string{"/bin/guest": guest},
+		Files: map[string]string{"/bin/guest": guest, "/etc/adbkey": adbKey},
 		Run:   "/bin/guest || { dmesg | grep -iE 'usb|hid|input|gadget' | tail -60; false; }",
 	}, initrd); err != nil {
 		return err

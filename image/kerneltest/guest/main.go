@@ -53,6 +53,7 @@ func main() {
 	s.gadgetChecks(ctx, out)
 	s.selftestCheck(ctx, out)
 	s.captureChecks(ctx, out)
+	s.adbUSBChecks(ctx)
 
 	if err := writeTar("/dev/vda", out); err != nil {
 		s.report("export", false, "%v", err)

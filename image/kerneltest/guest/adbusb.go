@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/openlolo/openlolo/hw/adb"
+	"github.com/openlolo/openlolo/hw/adb/adbtest"
+	"github.com/openlolo/openlolo/hw/adb/adbusb"
+	"github.com/openlolo/openlolo/hw/usb"
+)
+
+// fakeScreen is a raw screencap of a 1080×2400 phone: width, height,
+// format 1 (RGBA_8888), colour space 1 (sRGB), then the pixels.
+func fakeScreen() []byte {
+	const w, h = 1080, 2400
+	b := make([]byte, 16, 16+w*h*4)
+	for i, v := range []uint32{w, h, 1, 1} {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	for i := range w * h {
+		b = append(b, byte(i), byte(i>>8), byte(i>>16), 0xff)
+	}
+	return b
+}
+
+// adbUSBChecks runs the box's USB host layer against a fake Android
+// phone on the same kernel (FunctionFS behind dummy_hcd): it sees the
+// phone arrive, asks AOA's protocol version, times out a bulk read,
+// authenticates with hw/adb, runs a shell command and a raw screencap,
+// and sees the phone leave.
+func (s *suite) adbUSBChecks(ctx context.Context) {
+	screen := fakeScreen()
+	dev := &adbtest.Device{Serial: fakeSerial, Model: "Fake_Pixel", Allow: func(string) bool { return true },
+		Handler: func(ctx context.Context, line string, stdout, stderr io.Writer) int {
+			switch line {
+			case "screencap":
+				stdout.Write(screen)
+			case "getprop ro.serialno":
+				fmt.Fprintln(stdout, fakeSerial)
+			default:
+				return 127
+			}
+			return 0
+		}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch := usb.Bus{}.Watch(ctx, 20*time.Millisecond, nil)
+	start := time.Now()
+	phone, err := startFakeAndroid(ctx, dev)
+	if !s.report("usb-fake-android", err == nil, "%s", errOr(err, "FunctionFS gadget ff/42/01 bound to dummy_udc.0")) {
+		return
+	}
+	defer phone.close()
+
+	// Hot-plug: the phone arrives, with its ADB interface parsed from
+	// sysfs's descriptors.
+	info, err := waitPhone(ctx, watch, true, 10*time.Second)
+	var in, out usb.Endpoint
+	if err == nil {
+		_, _, in, out, err = adbusb.Endpoints(info)
+	}
+	if !s.report("usb-watch-arrival", err == nil, "%s after %v: in %#02x out %#02x (%d bytes)",
+		errOr(err, info.String()), time.Since(start).Round(time.Millisecond), in.Address, out.Address, out.MaxPacket) {
+		return
+	}
+
+	// A vendor control request to the device reaches the phone's ep0.
+	d, err := usb.Open(info.Path)
+	if !s.report("usb-open", err == nil, "%s", errOr(err, info.Path)) {
+		return
+	}
+	buf := make([]byte, 2)
+	n, err := d.Control(ctx, 0xc0, aoaGetProtocol, 0, 0, buf)
+	s.report("usb-control-get-protocol", err == nil && n == 2 && buf[0] == 2, "%d bytes % x %s", n, buf[:n], errOr(err, "(AOA version 2)"))
+	_, err = d.Control(ctx, 0xc0, 99, 0, 0, buf)
+	s.report("usb-control-stall", errors.Is(err, usb.ErrStall), "unknown request: %v", err)
+
+	// A bulk read the phone never answers stops at its deadline: the
+	// URB is discarded, and the interface still works afterwards.
+	err = d.Claim(0)
+	if err == nil {
+		tctx, tcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		t0 := time.Now()
+		_, err = d.Bulk(tctx, in.Address, make([]byte, 512))
+		took := time.Since(t0)
+		tcancel()
+		ok := errors.Is(err, context.DeadlineExceeded) && took < time.Second
+		s.report("usb-bulk-deadline", ok, "%v after %v (deadline 200ms)", err, took.Round(time.Millisecond))
+	} else {
+		s.report("usb-bulk-deadline", false, "claim: %v", err)
+	}
+	d.Close()
+
+	// ADB over the real usbdevfs: authenticate, shell, raw screencap.
+	key, err := adb.LoadOrCreateKey("/etc/adbkey") // made by the host: quicker than here
+	if err != nil {
+		s.report("adb-usb-connect", false, "key: %v", err)
+		return
+	}
+	t0 := time.Now()
+	conn, err := adbusb.Dial(ctx, info, adb.ClientConfig{Key: key})
+	if !s.report("adb-usb-connect", err == nil && len(dev.Keys()) == 1, "%s in %v", errOr(err, "authenticated, key allowed"), time.Since(t0).Round(time.Millisecond)) {
+		return
+	}
+	defer conn.Close()
+	res, err := conn.Shell(ctx, "getprop ro.serialno")
+	s.report("adb-usb-shell", err == nil && string(res.Stdout) == fakeSerial+"\n" && res.ExitCode == 0,
+		"%q exit %d %s", res.Stdout, res.ExitCode, errOr(err, ""))
+	t0 = time.Now()
+	got, err := conn.Exec(ctx, "screencap")
+	took := time.Since(t0)
+	s.report("adb-usb-screencap", err == nil && bytes.Equal(got, screen),
+		"%d bytes (want %d) in %v, %.1f MB/s %s", len(got), len(screen), took.Round(time.Millisecond),
+		float64(len(got))/took.Seconds()/1e6, errOr(err, ""))
+
+	// Unplugged: the connection ends with ErrDeviceGone and the watch
+	// reports the departure.
+	err = phone.unplug()
+	var left usb.DeviceInfo
+	if err == nil {
+		left, err = waitPhone(ctx, watch, false, 10*time.Second)
+	}
+	select {
+	case <-conn.Done():
+	case <-time.After(5 * time.Second):
+	}
+	s.report("usb-device-gone", err == nil && left.Path == info.Path && errors.Is(conn.Err(), usb.ErrDeviceGone),
+		"watch %s; connection: %v", errOr(err, "saw "+left.Path+" leave"), conn.Err())
+}
+
+// waitPhone returns the next fake phone's arrival (added) or departure.
+func waitPhone(ctx context.Context, watch <-chan usb.Event, added bool, limit time.Duration) (usb.DeviceInfo, error) {
+	timeout := time.After(limit)
+	for {
+		select {
+		case e, ok := <-watch:
+			if !ok {
+				return usb.DeviceInfo{}, ctx.Err()
+			}
+			if e.Added == added && e.Device.Vendor == fakeVendor && e.Device.Product == fakeProduct {
+				return e.Device, nil
+			}
+		case <-timeout:
+			return usb.DeviceInfo{}, fmt.Errorf("no %04x:%04x event (added=%v) within %v", fakeVendor, fakeProduct, added, limit)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/openlolo/openlolo/hw/adb/adbtest"
+	"github.com/openlolo/openlolo/hw/adb/adbusb"
+)
+
+// The fake Android phone's identity on the bus.
+const (
+	fakeVendor  = 0x18d1 // Google
+	fakeProduct = 0x4ee7 // a Pixel with USB debugging on
+	fakeSerial  = "FAKEADB1"
+)
+
+// FunctionFS constants (linux/usb/functionfs.h).
+const (
+	ffsDescriptorsMagicV2 = 3
+	ffsStringsMagic       = 2
+	ffsHasFSDesc          = 1
+	ffsHasHSDesc          = 2
+	ffsAllCtrlRecip       = 64
+	ffsEventSetup         = 4
+	ffsEventSize          = 12
+)
+
+// aoaGetProtocol is AOA's GET_PROTOCOL vendor request; the fake answers
+// version 2 (HID support), as a phone that speaks AOA v2 does.
+const aoaGetProtocol = 51
+
+// fakeAndroid is a phone on the other end of dummy_hcd: a configfs
+// gadget with one FunctionFS function whose interface is ADB's
+// (ff/42/01, a bulk IN and a bulk OUT endpoint), served by adbtest.
+type fakeAndroid struct {
+	gadget, mount string
+	ep0, ep1, ep2 int
+	requests      []string // vendor control requests seen on ep0
+	mu            sync.Mutex
+	done          chan struct{}
+}
+
+// ffsDescriptors builds the v2 descriptors blob for ep0: the interface
+// and its two bulk endpoints at full and high speed, and the flag that
+// routes vendor requests for the device to ep0.
+func ffsDescriptors() []byte {
+	speed := func(maxPacket uint16) []byte {
+		b := []byte{9, 4, 0, 0, 2, adbusb.Class, adbusb.SubClass, adbusb.Protocol, 1}
+		for _, addr := range []byte{0x81, 0x02} { // ep1 IN, ep2 OUT
+			b = append(b, 7, 5, addr, 2)
+			b = binary.LittleEndian.AppendUint16(b, maxPacket)
+			b = append(b, 0)
+		}
+		return b
+	}
+	fs, hs := speed(64), speed(512)
+	b := binary.LittleEndian.AppendUint32(nil, ffsDescriptorsMagicV2)
+	b = binary.LittleEndian.AppendUint32(b, uint32(12+8+len(fs)+len(hs)))
+	b = binary.LittleEndian.AppendUint32(b, ffsHasFSDesc|ffsHasHSDesc|ffsAllCtrlRecip)
+	b = binary.LittleEndian.AppendUint32(b, 3) // descriptors per speed
+	b = binary.LittleEndian.AppendUint32(b, 3)
+	return append(append(b, fs...), hs...)
+}
+
+func ffsStrings() []byte {
+	str := "ADB Interface\x00"
+	b := binary.LittleEndian.AppendUint32(nil, ffsStringsMagic)
+	b = binary.LittleEndian.AppendUint32(b, uint32(16+2+len(str)))
+	b = binary.LittleEndian.AppendUint32(b, 1) // strings
+	b = binary.LittleEndian.AppendUint32(b, 1) // languages
+	b = binary.LittleEndian.AppendUint16(b, 0x0409)
+	return append(b, str...)
+}
+
+// freeUDC unbinds every configfs gadget from dummy_udc, so the fake
+// phone can take it (the gadget checks leave the box's gadget bound).
+func freeUDC() error {
+	udcs, _ := filepath.Glob("/sys/kernel/config/usb_gadget/*/UDC")
+	for _, f := range udcs {
+		if b, _ := os.ReadFile(f); strings.TrimSpace(string(b)) != "" {
+			if err := os.WriteFile(f, []byte("\n"), 0); err != nil {
+				return fmt.Errorf("unbind %s: %w", f, err)
+			}
+		}
+	}
+	return nil
+}
+
+// startFakeAndroid sets the gadget up, binds it to dummy_udc and serves
+// dev on it until ctx ends or the gadget is unbound.
+func startFakeAndroid(ctx context.Context, dev *adbtest.Device) (*fakeAndroid, error) {
+	if err := freeUDC(); err != nil {
+		return nil, err
+	}
+	f := &fakeAndroid{gadget: "/sys/kernel/config/usb_gadget/fakeandroid", mount: "/dev/usb-ffs/adb", ep0: -1, ep1: -1, ep2: -1, done: make(chan struct{})}
+	g := f.gadget
+	steps := []struct{ path, value string }{
+		{g, ""},
+		{g + "/idVendor", fmt.Sprintf("0x%04x", fakeVendor)},
+		{g + "/idProduct", fmt.Sprintf("0x%04x", fakeProduct)},
+		{g + "/strings/0x409", ""},
+		{g + "/strings/0x409/serialnumber", fakeSerial},
+		{g + "/strings/0x409/manufacturer", "Google"},
+		{g + "/strings/0x409/product", "Fake Pixel"},
+		{g + "/configs/c.1", ""},
+		{g + "/functions/ffs.adb", ""},
+	}
+	for _, s := range steps {
+		var err error
+		if s.value == "" {
+			err = os.Mkdir(s.path, 0o755)
+		} else {
+			err = os.WriteFile(s.path, []byte(s.value), 0)
+		}
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("gadget %s: %w", s.path, err)
+		}
+	}
+	if err := os.Symlink(g+"/functions/ffs.adb", g+"/configs/c.1/ffs.adb"); err != nil {
+		f.close()
+		return nil, fmt.Errorf("gadget link: %w", err)
+	}
+	if err := f.open(); err != nil {
+		f.close()
+		return nil, err
+	}
+	if err := os.WriteFile(g+"/UDC", []byte("dummy_udc.0"), 0); err != nil {
+		f.close()
+		return nil, fmt.Errorf("bind dummy_udc.0: %w", err)
+	}
+	go f.control()
+	rw := adbusb.NewTransport(adbusb.Pipe{
+		In:          func(_ context.Context, b []byte) (int, error) { return retryRead(f.ep2, b) },
+		Out:         func(_ context.Context, b []byte) (int, error) { return retryWrite(f.ep1, b) },
+		MaxPacket:   512,
+		MaxTransfer: 16 << 10,
+	})
+	go func() {
+		defer close(f.done)
+		dev.ServeConn(ctx, rw)
+	}()
+	return f, nil
+}
+
+// open mounts FunctionFS, writes ep0's descriptors and strings and opens
+// the bulk endpoints' files.
+func (f *fakeAndroid) open() error {
+	if err := os.MkdirAll(f.mount, 0o755); err != nil {
+		return err
+	}
+	if err := unix.Mount("adb", f.mount, "functionfs", 0, ""); err != nil {
+		return fmt.Errorf("mount functionfs: %w", err)
+	}
+	var err error
+	if f.ep0, err = unix.Open(f.mount+"/ep0", unix.O_RDWR, 0); err != nil {
+		return fmt.Errorf("open ep0: %w", err)
+	}
+	for _, b := range [][]byte{ffsDescriptors(), ffsStrings()} {
+		if _, err := unix.Write(f.ep0, b); err != nil {
+			return fmt.Errorf("ep0 descriptors: %w", err)
+		}
+	}
+	if f.ep1, err = unix.Open(f.mount+"/ep1", unix.O_WRONLY, 0); err != nil {
+		return fmt.Errorf("open ep1: %w", err)
+	}
+	if f.ep2, err = unix.Open(f.mount+"/ep2", unix.O_RDONLY, 0); err != nil {
+		return fmt.Errorf("open ep2: %w", err)
+	}
+	return nil
+}
+
+// control answers ep0's events: GET_PROTOCOL with AOA version 2; other
+// vendor requests are recorded and stalled.
+func (f *fakeAndroid) control() {
+	buf := make([]byte, 4*ffsEventSize)
+	for {
+		n, err := retryRead(f.ep0, buf)
+		if err != nil || n == 0 {
+			return
+		}
+		for ev := buf[:n]; len(ev) >= ffsEventSize; ev = ev[ffsEventSize:] {
+			if ev[8] != ffsEventSetup {
+				continue
+			}
+			reqType, req := ev[0], ev[1]
+			length := binary.LittleEndian.Uint16(ev[6:])
+			f.mu.Lock()
+			f.requests = append(f.requests, fmt.Sprintf("%02x/%d", reqType, req))
+			f.mu.Unlock()
+			switch {
+			case reqType == 0xc0 && req == aoaGetProtocol:
+				unix.Write(f.ep0, []byte{2, 0}[:min(2, length)])
+			case reqType&0x80 != 0:
+				unix.Read(f.ep0, nil) // the wrong direction stalls
+			default:
+				unix.Write(f.ep0, nil)
+			}
+		}
+	}
+}
+
+// unplug unbinds the gadget: the host sees the phone leave.
+func (f *fakeAndroid) unplug() error {
+	return os.WriteFile(f.gadget+"/UDC", []byte("\n"), 0)
+}
+
+// close unplugs the phone and removes the gadget.
+func (f *fakeAndroid) close() {
+	f.unplug()
+	for _, fd := range []int{f.ep1, f.ep2, f.ep0} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	unix.Unmount(f.mount, 0)
+	g := f.gadget
+	os.Remove(g + "/configs/c.1/ffs.adb")
+	for _, d := range []string{g + "/configs/c.1", g + "/functions/ffs.adb", g + "/strings/0x409", g} {
+		os.Remove(d)
+	}
+}
+
+func retryRead(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
+}
+
+func retryWrite(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Write(fd, b)
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
+}
