@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/adb"
@@ -80,6 +81,14 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 	s.report("usb-control-get-protocol", err == nil && n == 2 && buf[0] == 2, "%d bytes % x %s", n, buf[:n], errOr(err, "(AOA version 2)"))
 	_, err = d.Control(ctx, 0xc0, 99, 0, 0, buf)
 	s.report("usb-control-stall", errors.Is(err, usb.ErrStall), "unknown request: %v", err)
+	n, err = d.Control(ctx, 0x40, aoaSendString, 0, 0, []byte("openlolo\x00"))
+	want := `40/52 "openlolo\x00"`
+	seen := phone.seen()
+	for deadline := time.Now().Add(time.Second); !slices.Contains(seen, want) && time.Now().Before(deadline); seen = phone.seen() {
+		time.Sleep(10 * time.Millisecond) // the fake records after it acknowledged
+	}
+	s.report("usb-control-out", err == nil && n == 9 && slices.Contains(seen, want),
+		"%d bytes sent %s; ep0 saw %q (want %s)", n, errOr(err, "ok"), seen, want)
 
 	// A bulk read the phone never answers stops at its deadline: the
 	// URB is discarded, and the interface still works afterwards.

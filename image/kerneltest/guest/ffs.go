@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,14 +39,17 @@ const (
 // version 2 (HID support), as a phone that speaks AOA v2 does.
 const aoaGetProtocol = 51
 
+// aoaSendString is AOA's SEND_STRING (host to device, with data).
+const aoaSendString = 52
+
 // fakeAndroid is a phone on the other end of dummy_hcd: a configfs
 // gadget with one FunctionFS function whose interface is ADB's
 // (ff/42/01, a bulk IN and a bulk OUT endpoint), served by adbtest.
 type fakeAndroid struct {
 	gadget, mount string
 	ep0, ep1, ep2 int
-	requests      []string // vendor control requests seen on ep0
 	mu            sync.Mutex
+	requests      []string // control requests seen on ep0
 	done          chan struct{}
 }
 
@@ -179,8 +183,10 @@ func (f *fakeAndroid) open() error {
 	return nil
 }
 
-// control answers ep0's events: GET_PROTOCOL with AOA version 2; other
-// vendor requests are recorded and stalled.
+// control answers ep0's events: GET_PROTOCOL with AOA version 2,
+// vendor requests from the host with data (AOA's SEND_STRING,
+// REGISTER_HID, SEND_HID_EVENT, ...) are read and acknowledged; other
+// requests that ask for data stall. Every request is recorded.
 func (f *fakeAndroid) control() {
 	buf := make([]byte, 4*ffsEventSize)
 	for {
@@ -194,19 +200,32 @@ func (f *fakeAndroid) control() {
 			}
 			reqType, req := ev[0], ev[1]
 			length := binary.LittleEndian.Uint16(ev[6:])
-			f.mu.Lock()
-			f.requests = append(f.requests, fmt.Sprintf("%02x/%d", reqType, req))
-			f.mu.Unlock()
+			seen := fmt.Sprintf("%02x/%d", reqType, req)
 			switch {
 			case reqType == 0xc0 && req == aoaGetProtocol:
 				unix.Write(f.ep0, []byte{2, 0}[:min(2, length)])
 			case reqType&0x80 != 0:
 				unix.Read(f.ep0, nil) // the wrong direction stalls
+			case reqType&0x60 == 0x40: // vendor, host to device
+				data := make([]byte, length)
+				n, _ := retryRead(f.ep0, data)
+				seen += fmt.Sprintf(" %q", data[:max(n, 0)])
 			default:
 				unix.Write(f.ep0, nil)
 			}
+			f.mu.Lock()
+			f.requests = append(f.requests, seen)
+			f.mu.Unlock()
 		}
 	}
+}
+
+// seen returns the vendor control requests ep0 received, as
+// "type/request" with an OUT request's data quoted.
+func (f *fakeAndroid) seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.requests)
 }
 
 // unplug unbinds the gadget: the host sees the phone leave.
