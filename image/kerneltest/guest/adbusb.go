@@ -13,6 +13,7 @@ import (
 	"github.com/openlolo/openlolo/hw/adb"
 	"github.com/openlolo/openlolo/hw/adb/adbtest"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
+	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/usb"
 )
 
@@ -76,12 +77,11 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 	if !s.report("usb-open", err == nil, "%s", errOr(err, info.Path)) {
 		return
 	}
-	buf := make([]byte, 2)
-	n, err := d.Control(ctx, 0xc0, aoaGetProtocol, 0, 0, buf)
-	s.report("usb-control-get-protocol", err == nil && n == 2 && buf[0] == 2, "%d bytes % x %s", n, buf[:n], errOr(err, "(AOA version 2)"))
-	_, err = d.Control(ctx, 0xc0, 99, 0, 0, buf)
+	version, err := aoa.Protocol(ctx, d) // hw/aoa's request over hw/usb's Control
+	s.report("usb-control-get-protocol", err == nil && version == aoa.HIDProtocol, "AOA version %d %s", version, errOr(err, ""))
+	_, err = d.Control(ctx, aoa.RequestIn, 99, 0, 0, make([]byte, 2))
 	s.report("usb-control-stall", errors.Is(err, usb.ErrStall), "unknown request: %v", err)
-	n, err = d.Control(ctx, 0x40, aoaSendString, 0, 0, []byte("openlolo\x00"))
+	n, err := d.Control(ctx, aoa.RequestOut, aoa.SendString, 0, 0, []byte("openlolo\x00"))
 	want := `40/52 "openlolo\x00"`
 	seen := phone.seen()
 	for deadline := time.Now().Add(time.Second); !slices.Contains(seen, want) && time.Now().Before(deadline); seen = phone.seen() {

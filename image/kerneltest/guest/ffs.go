@@ -15,6 +15,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/adb/adbtest"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
+	"github.com/openlolo/openlolo/hw/aoa"
 )
 
 // The fake Android phone's identity on the bus.
@@ -34,13 +35,6 @@ const (
 	ffsEventSetup         = 4
 	ffsEventSize          = 12
 )
-
-// aoaGetProtocol is AOA's GET_PROTOCOL vendor request; the fake answers
-// version 2 (HID support), as a phone that speaks AOA v2 does.
-const aoaGetProtocol = 51
-
-// aoaSendString is AOA's SEND_STRING (host to device, with data).
-const aoaSendString = 52
 
 // fakeAndroid is a phone on the other end of dummy_hcd: a configfs
 // gadget with one FunctionFS function whose interface is ADB's
@@ -202,11 +196,11 @@ func (f *fakeAndroid) control() {
 			length := binary.LittleEndian.Uint16(ev[6:])
 			seen := fmt.Sprintf("%02x/%d", reqType, req)
 			switch {
-			case reqType == 0xc0 && req == aoaGetProtocol:
-				unix.Write(f.ep0, []byte{2, 0}[:min(2, length)])
+			case reqType == aoa.RequestIn && req == aoa.GetProtocol: // AOA v2, as a phone with HID support
+				unix.Write(f.ep0, binary.LittleEndian.AppendUint16(nil, aoa.HIDProtocol)[:min(2, length)])
 			case reqType&0x80 != 0:
 				unix.Read(f.ep0, nil) // the wrong direction stalls
-			case reqType&0x60 == 0x40: // vendor, host to device
+			case reqType == aoa.RequestOut: // vendor, host to device
 				data := make([]byte, length)
 				n, _ := retryRead(f.ep0, data)
 				seen += fmt.Sprintf(" %q", data[:max(n, 0)])
