@@ -1,4 +1,4 @@
-package usb
+package usb_test
 
 import (
 	"context"
@@ -7,14 +7,16 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/openlolo/openlolo/hw/usb"
+	"github.com/openlolo/openlolo/hw/usb/usbtest"
 )
 
 func TestWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		root := t.TempDir()
-		fakeTree(t, root, map[string]map[string]string{"1-1": phoneAttrs("3")})
-		ch := Bus{SysRoot: root}.Watch(t.Context(), 0, nil)
-		next := func() (Event, time.Duration) {
+		root := tree(t, phone("1-1", 3))
+		ch := usb.Bus{SysRoot: root}.Watch(t.Context(), 0, nil)
+		next := func() (usb.Event, time.Duration) {
 			start := time.Now()
 			return <-ch, time.Since(start)
 		}
@@ -22,10 +24,10 @@ func TestWatch(t *testing.T) {
 			t.Fatalf("first event %+v; want the phone present at start", e)
 		}
 		// Unplugged and plugged again at a new address within one tick.
-		os.RemoveAll(filepath.Join(root, "1-1"))
-		fakeTree(t, root, map[string]map[string]string{"1-2": phoneAttrs("4")})
+		usbtest.RemoveDevice(root, "1-1")
+		usbtest.WriteDevice(root, phone("1-2", 4))
 		e, waited := next()
-		if !e.Added || e.Device.Path != "/dev/bus/usb/001/004" || waited != DefaultWatchInterval {
+		if !e.Added || e.Device.Path != "/dev/bus/usb/001/004" || waited != usb.DefaultWatchInterval {
 			t.Errorf("event %+v after %v; want the arrival at 001/004 after one interval", e, waited)
 		}
 		if e, _ := next(); e.Added || e.Device.Path != "/dev/bus/usb/001/003" {
@@ -33,9 +35,9 @@ func TestWatch(t *testing.T) {
 		}
 		// Broken listings are retried, not fatal.
 		os.WriteFile(filepath.Join(root, "1-2", "busnum"), []byte("x"), 0o644)
-		time.Sleep(3 * DefaultWatchInterval)
+		time.Sleep(3 * usb.DefaultWatchInterval)
 		os.WriteFile(filepath.Join(root, "1-2", "busnum"), []byte("1"), 0o644)
-		os.RemoveAll(filepath.Join(root, "1-2"))
+		usbtest.RemoveDevice(root, "1-2")
 		if e, _ := next(); e.Added || e.Device.Path != "/dev/bus/usb/001/004" {
 			t.Errorf("event %+v; want 001/004 leaving", e)
 		}
@@ -44,10 +46,9 @@ func TestWatch(t *testing.T) {
 
 func TestWatchEndsWithContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		root := t.TempDir()
-		fakeTree(t, root, map[string]map[string]string{"1-1": phoneAttrs("3")})
+		root := tree(t, phone("1-1", 3))
 		ctx, cancel := context.WithCancel(t.Context())
-		ch := Bus{SysRoot: root}.Watch(ctx, time.Second, nil)
+		ch := usb.Bus{SysRoot: root}.Watch(ctx, time.Second, nil)
 		synctest.Wait() // blocked sending the first event nobody reads
 		cancel()
 		synctest.Wait()
