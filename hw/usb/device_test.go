@@ -216,3 +216,49 @@ func TestIoctlNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestPollFailureEndsTransfers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d, p := openFake(t)
+		errc := make(chan error)
+		go func() {
+			_, err := d.Bulk(t.Context(), 0x81, make([]byte, 64))
+			errc <- err
+		}()
+		synctest.Wait()
+		p.broken <- syscall.EBADF
+		if err := <-errc; !errors.Is(err, syscall.EBADF) || !strings.Contains(err.Error(), "poll") {
+			t.Errorf("transfer when polling failed: %v", err)
+		}
+	})
+}
+
+func TestIoctls(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(d *Device) error
+		want uintptr
+		op   string
+	}{
+		{"set configuration", func(d *Device) error { return d.SetConfiguration(2) }, reqSetConfiguration, "set configuration 2 on"},
+		{"release", func(d *Device) error { return d.Release(1) }, reqReleaseInterface, "release interface 1 of"},
+		{"alternate", func(d *Device) error { return d.SetAlternate(1, 1) }, reqSetInterface, "set alternate 1 of interface 1 of"},
+		{"clear halt", func(d *Device) error { return d.ClearHalt(0x81) }, reqClearHalt, "clear halt on endpoint 0x81 of"},
+		{"reset", func(d *Device) error { return d.Reset() }, reqReset, "reset"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, p := openFake(t)
+			if err := tc.run(d); err != nil {
+				t.Fatal(err)
+			}
+			p.ioctlErr[tc.want] = []error{syscall.EBUSY}
+			err := tc.run(d)
+			if !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), tc.op+" /dev/bus/usb/001/002") {
+				t.Errorf("error %v; want EBUSY naming %q", err, tc.op)
+			}
+			if calls := p.calls(); !slices.Equal(calls, []uintptr{tc.want, tc.want}) {
+				t.Errorf("ioctls %x, want %x twice", calls, tc.want)
+			}
+		})
+	}
+}

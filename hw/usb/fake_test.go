@@ -12,6 +12,7 @@ type fakePort struct {
 	submitted chan *urb
 	notify    chan struct{}
 	woken     chan struct{}
+	broken    chan error // a poll failure
 
 	mu       sync.Mutex
 	inFlight map[*urb]bool
@@ -24,7 +25,7 @@ type fakePort struct {
 
 func newFakePort() *fakePort {
 	return &fakePort{
-		submitted: make(chan *urb, 8), notify: make(chan struct{}, 1), woken: make(chan struct{}),
+		submitted: make(chan *urb, 8), notify: make(chan struct{}, 1), woken: make(chan struct{}), broken: make(chan error),
 		inFlight: map[*urb]bool{}, ioctlErr: map[uintptr][]error{},
 	}
 }
@@ -138,6 +139,8 @@ func (p *fakePort) wait() error {
 		return nil
 	case <-p.woken:
 		return errWoken
+	case err := <-p.broken:
+		return err
 	}
 }
 
