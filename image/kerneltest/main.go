@@ -1,10 +1,11 @@
 // Command kerneltest proves the box's hardware path against the real Linux
 // kernel: it boots Debian's arm64 kernel under QEMU (image/vm) with an
 // initramfs holding busybox, the USB gadget (HID and FunctionFS), HID,
-// evdev and vivid modules, the box's ADB key and the guest program (./guest, built static for arm64), reads one
-// "RESULT name PASS|FAIL detail" line per check from the serial console,
-// checks the PNG the guest exported through a virtio disk, and prints a
-// closing "N passed, N failed" line. It exits 1 when anything failed.
+// evdev and vivid modules, the box's ADB key and the guest program
+// (./guest, built static for arm64), reads one "RESULT name PASS|FAIL detail"
+// line per check from the serial console, checks the PNG the guest
+// exported through a virtio disk, and prints a closing "N passed, N
+// failed" line. It exits 1 when anything failed.
 //
 // Usage (from the module root; make test-kernel):
 //
