@@ -53,7 +53,7 @@ var expected = []string{
 	"phone-open-ios-relative", "phone-state-ios-relative", "relmouse-ios-relative-tap",
 	"gadget-teardown", "selftest-gadget",
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
-	"usb-fake-android", "usb-watch-arrival", "usb-open", "usb-control-get-protocol", "usb-control-stall", "usb-control-out",
+	"usb-claim-detaches-driver", "usb-fake-android", "usb-watch-arrival", "usb-open", "usb-control-get-protocol", "usb-control-stall", "usb-control-out",
 	"usb-bulk-deadline", "adb-usb-connect", "adb-usb-shell", "adb-usb-screencap", "usb-device-gone",
 }
 

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -17,10 +19,12 @@ import (
 	"github.com/openlolo/openlolo/hw/usb"
 )
 
-// fakeScreen is a raw screencap of a 1080×2400 phone: width, height,
+// fakeScreen is a raw screencap of a 540×1200 phone (2.6 MB: several
+// full ADB messages, each followed by a zero-length packet, in well
+// under a second; a 1080×2400 one took 3 s of the test): width, height,
 // format 1 (RGBA_8888), colour space 1 (sRGB), then the pixels.
 func fakeScreen() []byte {
-	const w, h = 1080, 2400
+	const w, h = 540, 1200
 	b := make([]byte, 16, 16+w*h*4)
 	for i, v := range []uint32{w, h, 1, 1} {
 		binary.LittleEndian.PutUint32(b[4*i:], v)
@@ -50,6 +54,7 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 			}
 			return 0
 		}}
+	s.claimDetaches(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watch := usb.Bus{}.Watch(ctx, 20*time.Millisecond, nil)
@@ -159,4 +164,38 @@ func waitPhone(ctx context.Context, watch <-chan usb.Event, added bool, limit ti
 			return usb.DeviceInfo{}, fmt.Errorf("no %04x:%04x event (added=%v) within %v", fakeVendor, fakeProduct, added, limit)
 		}
 	}
+}
+
+// claimDetaches claims the keyboard interface of the box's own gadget,
+// still bound to dummy_udc and held by the host's usbhid: Claim detaches
+// the kernel driver, and sysfs then shows usbfs holding the interface.
+func (s *suite) claimDetaches(ctx context.Context) {
+	devs, err := usb.Bus{}.Devices()
+	var box usb.DeviceInfo
+	for _, d := range devs {
+		if d.Vendor == 0x1d6b && d.Product == 0x0104 {
+			box = d
+		}
+	}
+	if err != nil || box.Path == "" {
+		s.report("usb-claim-detaches-driver", false, "the box's gadget is not on the bus: %v", err)
+		return
+	}
+	link := fmt.Sprintf("/sys/bus/usb/devices/%s:%d.%d/driver", box.Name, box.ActiveConfig, ifKeyboard)
+	driver := func() string {
+		target, err := os.Readlink(link)
+		if err != nil {
+			return "none"
+		}
+		return filepath.Base(target)
+	}
+	before := driver()
+	d, err := usb.Open(box.Path)
+	if err == nil {
+		err = d.Claim(ifKeyboard)
+		defer d.Close()
+	}
+	after := driver()
+	s.report("usb-claim-detaches-driver", err == nil && before == "usbhid" && after == "usbfs",
+		"%s interface %d: driver %s, then %s after Claim %s", box.Path, ifKeyboard, before, after, errOr(err, "ok"))
 }
