@@ -32,6 +32,18 @@ func serve(p *fakePort, status int32, data []byte) chan *urb {
 	return got
 }
 
+// readPending starts a bulk read nobody answers and waits until it is
+// in flight; its error arrives on the channel.
+func readPending(t *testing.T, d *Device) <-chan error {
+	errc := make(chan error)
+	go func() {
+		_, err := d.Bulk(t.Context(), 0x81, make([]byte, 64))
+		errc <- err
+	}()
+	synctest.Wait()
+	return errc
+}
+
 func TestControlIn(t *testing.T) {
 	d, p := openFake(t)
 	got := serve(p, 0, []byte{2, 0, 9, 9}) // more than asked: the kernel would not, the copy is bounded
@@ -116,12 +128,7 @@ func TestUnplugFailsEverything(t *testing.T) {
 func testUnplug(t *testing.T, status syscall.Errno) {
 	synctest.Test(t, func(t *testing.T) {
 		d, p := openFake(t)
-		errc := make(chan error)
-		go func() {
-			_, err := d.Bulk(t.Context(), 0x81, make([]byte, 64))
-			errc <- err
-		}()
-		synctest.Wait()
+		errc := readPending(t, d)
 		p.unplug(status)
 		if err := <-errc; !errors.Is(err, ErrDeviceGone) {
 			t.Errorf("transfer in flight: %v, want ErrDeviceGone", err)
@@ -142,12 +149,7 @@ func TestCloseEndsTransfersAndReleases(t *testing.T) {
 		if err := d.Claim(3); err != nil {
 			t.Fatal(err)
 		}
-		errc := make(chan error)
-		go func() {
-			_, err := d.Bulk(t.Context(), 0x81, make([]byte, 64))
-			errc <- err
-		}()
-		synctest.Wait()
+		errc := readPending(t, d)
 		if err := d.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -220,12 +222,7 @@ func TestIoctlNumbers(t *testing.T) {
 func TestPollFailureEndsTransfers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d, p := openFake(t)
-		errc := make(chan error)
-		go func() {
-			_, err := d.Bulk(t.Context(), 0x81, make([]byte, 64))
-			errc <- err
-		}()
-		synctest.Wait()
+		errc := readPending(t, d)
 		p.broken <- syscall.EBADF
 		if err := <-errc; !errors.Is(err, syscall.EBADF) || !strings.Contains(err.Error(), "poll") {
 			t.Errorf("transfer when polling failed: %v", err)
