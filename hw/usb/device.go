@@ -404,3 +404,24 @@ func (d *Device) Close() error {
 	})
 	return err
 }
+
+// Pipe is a claimed interface's bulk endpoint pair: the shape the ADB
+// and usbmux transports take (muxusb.Pipe).
+type Pipe struct {
+	Device                  *Device
+	InEndpoint, OutEndpoint uint8 // addresses, InEndpoint with bit 7 set
+}
+
+// In runs one bulk IN transfer into b (see [Device.Bulk]).
+func (p Pipe) In(ctx context.Context, b []byte) (int, error) {
+	return p.Device.Bulk(ctx, p.InEndpoint, b)
+}
+
+// Out runs one bulk OUT transfer of b; an empty b is a zero-length
+// packet.
+func (p Pipe) Out(ctx context.Context, b []byte) (int, error) {
+	return p.Device.Bulk(ctx, p.OutEndpoint, b)
+}
+
+// Close closes the device: transfers in flight end with [ErrClosed].
+func (p Pipe) Close() error { return p.Device.Close() }

@@ -259,3 +259,20 @@ func TestIoctls(t *testing.T) {
 		})
 	}
 }
+
+func TestPipe(t *testing.T) {
+	d, p := openFake(t)
+	pipe := Pipe{Device: d, InEndpoint: 0x81, OutEndpoint: 0x01}
+	got := serve(p, 0, []byte("in"))
+	buf := make([]byte, 8)
+	if n, err := pipe.In(t.Context(), buf); err != nil || string(buf[:n]) != "in" || (<-got).Endpoint != 0x81 {
+		t.Errorf("In = %q %v", buf[:n], err)
+	}
+	got = serve(p, 0, nil)
+	if n, err := pipe.Out(t.Context(), []byte("out")); err != nil || n != 3 || (<-got).Endpoint != 0x01 {
+		t.Errorf("Out = %d %v", n, err)
+	}
+	if err := pipe.Close(); err != nil || !p.closed {
+		t.Errorf("Close = %v, node closed %v", err, p.closed)
+	}
+}

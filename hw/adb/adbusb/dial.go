@@ -83,12 +83,13 @@ func Dial(ctx context.Context, dev usb.DeviceInfo, cfg adb.ClientConfig) (*adb.C
 			return nil, err
 		}
 	}
+	p := usb.Pipe{Device: d, InEndpoint: in.Address, OutEndpoint: out.Address}
 	t := NewTransport(Pipe{
-		In:          func(ctx context.Context, b []byte) (int, error) { return d.Bulk(ctx, in.Address, b) },
-		Out:         func(ctx context.Context, b []byte) (int, error) { return d.Bulk(ctx, out.Address, b) },
+		In:          p.In,
+		Out:         p.Out,
 		MaxPacket:   int(out.MaxPacket),
 		MaxTransfer: maxTransfer,
-		Close:       d.Close,
+		Close:       p.Close,
 	})
 	conn, err := adb.Client(ctx, t, cfg)
 	if err != nil {

@@ -1,8 +1,0 @@
-package usb_test
-
-import (
-	"github.com/openlolo/openlolo/hw/aoa"
-	"github.com/openlolo/openlolo/hw/usb"
-)
-
-var _ aoa.Controller = (*usb.Device)(nil)
