@@ -38,6 +38,14 @@ type FindTextArgs struct {
 	Query string `json:"query,omitempty" desc:"Text to find (case-insensitive, runs of spaces count as one); empty lists every line of text top to bottom."`
 }
 
+// ElementsArgs are openlolo_elements's arguments.
+type ElementsArgs struct {
+	Query         string `json:"query,omitempty" desc:"Only elements whose text, label or identifier contains it (case-insensitive, runs of spaces count as one); empty lists all."`
+	ClickableOnly *bool  `json:"clickable_only,omitempty" desc:"Only elements that react to a tap."`
+	Limit         *int   `json:"limit,omitempty" desc:"Most elements in this answer; next_cursor pages on."`
+	Cursor        string `json:"cursor,omitempty" desc:"next_cursor of the previous answer, for the next page of the same frame's list."`
+}
+
 // OperationStatusArgs are openlolo_operation_status's arguments.
 type OperationStatusArgs struct {
 	OperationID string `json:"operation_id" desc:"The operation's UUID."`
@@ -91,6 +99,7 @@ type FrameArgs struct {
 type TapArgs struct {
 	FrameArgs
 	InputOptions
+	Element string `json:"element,omitempty" desc:"In place of x and y: an element id from openlolo_elements for this frame; the tap lands on its centre."`
 }
 
 // LongPressArgs are openlolo_long_press's arguments.
@@ -98,6 +107,7 @@ type LongPressArgs struct {
 	FrameArgs
 	InputOptions
 	Seconds *float64 `json:"seconds,omitempty" desc:"How long to hold."`
+	Element string   `json:"element,omitempty" desc:"In place of x and y: an element id from openlolo_elements for this frame; the press lands on its centre."`
 }
 
 // SwipeArgs are openlolo_swipe's arguments.
@@ -114,6 +124,11 @@ type SwipeArgs struct {
 type TypeTextArgs struct {
 	InputOptions
 	Text *string `json:"text" desc:"The text to type."`
+	// FrameID, GeometryEpoch and Element name a text field to tap (focus)
+	// before typing; all three or none.
+	FrameID       string `json:"frame_id,omitempty" desc:"With element: frame_id of YOUR latest frame (the openlolo_elements answer's)."`
+	GeometryEpoch Epoch  `json:"geometry_epoch,omitempty" desc:"With element: geometry_epoch of that frame."`
+	Element       string `json:"element,omitempty" desc:"A text field's element id from openlolo_elements: the box taps it to focus it, then types."`
 }
 
 // KeyArgs are openlolo_key's arguments.

@@ -62,6 +62,17 @@ const (
 	// drags.
 	DefaultPageSettle = 0.7
 	DefaultPageOutput = OutputPages
+	// DefaultElements and MaxElements are openlolo_elements' limit: its
+	// default and largest value.
+	DefaultElements = 50
+	MaxElements     = 200
+	// MaxElementID is the length of an element id ("e" and its number).
+	MaxElementID = 8
+	// DefaultClickableOnly: openlolo_elements lists every kept element.
+	DefaultClickableOnly = false
+	// FocusSettle is the wait after a type_text's tap on its element,
+	// before the first key (the field takes the focus), in seconds.
+	FocusSettle = 0.3
 )
 
 // Bound is what the contract says about one argument beyond its type:
@@ -74,6 +85,9 @@ type Bound struct {
 	MinLen, MaxLen int
 	Format         string
 	Default        any
+	// Optional: the argument may be left out though its type makes it
+	// required elsewhere (a tap's x and y, when element names the point).
+	Optional bool
 }
 
 func ranged(lo, hi float64) Bound           { return Bound{Ranged: true, Min: lo, Max: hi} }
@@ -86,8 +100,18 @@ func uuidBound() Bound                      { return Bound{MinLen: UUIDLen, MaxL
 // bound beyond its type.
 func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 	switch arg {
-	case "x", "y", "x2", "y2":
+	case "x", "y":
+		b := ranged(0, 1)
+		b.Optional = tool == ToolTap || tool == ToolLongPress
+		return b, true
+	case "x2", "y2":
 		return ranged(0, 1), true
+	case "element":
+		return maxLen(MaxElementID), true
+	case "limit":
+		return rangedDef(1, MaxElements, DefaultElements), true
+	case "clickable_only":
+		return Bound{Default: DefaultClickableOnly}, true
 	case "frame_id":
 		return maxLen(MaxFrameID), true
 	case "observe":

@@ -57,11 +57,12 @@ func InputSchema(tool Tool, args reflect.Type) *Schema {
 	for _, f := range fields(args) {
 		p := typeSchema(f.typ)
 		p.Description = f.desc
-		if b, ok := BoundOf(tool, f.name); ok {
+		b, ok := BoundOf(tool, f.name)
+		if ok {
 			b.apply(p)
 		}
 		props[f.name] = p
-		if f.required {
+		if f.required && !b.Optional {
 			s.Required = append(s.Required, f.name)
 		}
 	}

@@ -36,6 +36,7 @@ const (
 	ToolFullPage        Tool = "openlolo_full_page"
 	ToolSendText        Tool = "openlolo_send_text"
 	ToolClipboard       Tool = "openlolo_clipboard"
+	ToolElements        Tool = "openlolo_elements"
 )
 
 // Scope is an OAuth scope a grant carries.

@@ -15,6 +15,9 @@ import (
 type clientFrame struct {
 	seq, epoch uint64
 	at         time.Time // when the client got it (service clock)
+	// listed is the elements listed for it (openlolo_elements); nil
+	// until then.
+	listed *listed
 }
 
 // Shot is a screenshot as one client received it.
@@ -58,7 +61,11 @@ func (s *Service) TakeFrame(ctx context.Context, c Client) (Shot, error) {
 	}
 	now := s.now()
 	s.mu.Lock()
-	s.frames[c.ID] = clientFrame{seq: f.Seq, epoch: f.Geometry.Epoch, at: now}
+	cf := clientFrame{seq: f.Seq, epoch: f.Geometry.Epoch, at: now}
+	if prev := s.frames[c.ID]; prev.seq == cf.seq && prev.epoch == cf.epoch {
+		cf.listed = prev.listed // the same picture: its elements still hold
+	}
+	s.frames[c.ID] = cf
 	s.mu.Unlock()
 	return Shot{Frame: f, ID: s.frameID(f.Seq), Epoch: api.FormatEpoch(f.Geometry.Epoch), At: now,
 		Format: api.FormatJPEG, MaxSize: api.DefaultMaxSize}, nil

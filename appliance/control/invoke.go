@@ -90,6 +90,7 @@ func verbs() map[api.Tool]verb {
 		api.ToolFullPage:        verbOf((*Service).FullPage, mutates),
 		api.ToolSendText:        verbOf((*Service).SendText, mutates),
 		api.ToolClipboard:       verbOf((*Service).Clipboard, read),
+		api.ToolElements:        verbOf((*Service).Elements, read),
 	}
 }
 

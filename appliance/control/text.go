@@ -2,13 +2,11 @@ package control
 
 import (
 	"context"
-	"errors"
 	"image"
 	"math"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/ocr"
-	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // FindText is openlolo_find_text: it takes a screenshot (the caller's
@@ -30,21 +28,12 @@ func (s *Service) FindText(ctx context.Context, c Client, a api.FindTextArgs) Re
 	if err != nil {
 		return reply(Fail[api.FindTextResult](PhoneError(err)))
 	}
-	img := picture.Fitted(shot.Frame.Image, picture.Square(api.DefaultMaxSize))
-	words, err := s.ocr.Recognize(ctx, img)
-	switch {
-	case errors.Is(err, ocr.ErrNoEngine):
-		return reply(Fail[api.FindTextResult](api.Errorf(api.CodeUnsupported, "%v; until then read the screen from openlolo_screenshot", err)))
-	case ctx.Err() != nil:
-		return reply(Fail[api.FindTextResult](api.Errorf(api.CodeCancelled, "the call ended before the text was read: %v", ctx.Err())))
-	case err != nil:
-		s.log.Warn("find_text: ocr failed", "err", err)
-		return reply(Fail[api.FindTextResult](api.Errorf(api.CodeInternal, "reading the screen's text failed: %v", err)))
+	lines, size, e := s.readLines(ctx, shot)
+	if e != nil {
+		return reply(Fail[api.FindTextResult](e))
 	}
-	size := img.Bounds().Size()
 	res := &api.FindTextResult{FrameID: shot.ID, GeometryEpoch: shot.Epoch, Query: a.Query,
 		Matches: []api.TextBox{}, Lines: []api.TextBox{}, Engine: s.ocr.Name()}
-	lines := ocr.Lines(words)
 	if a.Query == "" {
 		for _, l := range lines {
 			res.Lines = append(res.Lines, textBox(l.Text, l.Conf, l.Box, size))

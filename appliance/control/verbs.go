@@ -325,7 +325,7 @@ func (s *Service) Tap(ctx context.Context, c Client, a api.TapArgs) Reply[api.Ta
 	if e != nil {
 		return refuseInput[api.TapResult](e)
 	}
-	ref, p, e := checkFrame(api.ToolTap, a.FrameArgs)
+	ref, p, e := s.touchPoint(c, api.ToolTap, a.FrameArgs, a.Element)
 	if e != nil {
 		return refuseInput[api.TapResult](e)
 	}
@@ -343,7 +343,7 @@ func (s *Service) LongPress(ctx context.Context, c Client, a api.LongPressArgs) 
 	if e != nil {
 		return refuseInput[api.LongPressResult](e)
 	}
-	ref, p, e := checkFrame(api.ToolLongPress, a.FrameArgs)
+	ref, p, e := s.touchPoint(c, api.ToolLongPress, a.FrameArgs, a.Element)
 	if e != nil {
 		return refuseInput[api.LongPressResult](e)
 	}
@@ -399,9 +399,41 @@ func (s *Service) TypeText(ctx context.Context, c Client, a api.TypeTextArgs) Re
 	if e != nil {
 		return refuseInput[api.TypeTextResult](e)
 	}
-	return input[api.TypeTextResult](ctx, s, c, api.ToolTypeText, o, a, nil, func(ctx context.Context) (phone.Report, error) {
-		return s.ph.Type(ctx, text)
+	if a.Element == "" && (a.FrameID != "" || a.GeometryEpoch != "") {
+		return refuseInput[api.TypeTextResult](invalid("frame_id and geometry_epoch go with element (the text field to focus); give element too, or leave all three out"))
+	}
+	if a.Element == "" {
+		return input[api.TypeTextResult](ctx, s, c, api.ToolTypeText, o, a, nil, func(ctx context.Context) (phone.Report, error) {
+			return s.ph.Type(ctx, text)
+		}, nil)
+	}
+	ref, p, e := s.touchPoint(c, api.ToolTypeText, api.FrameArgs{FrameID: a.FrameID, GeometryEpoch: a.GeometryEpoch}, a.Element)
+	if e != nil {
+		return refuseInput[api.TypeTextResult](e)
+	}
+	return input[api.TypeTextResult](ctx, s, c, api.ToolTypeText, o, a, &ref, func(ctx context.Context) (phone.Report, error) {
+		return focusAndType(ctx, s.ph, p, text)
 	}, nil)
+}
+
+// focusAndType taps p (a text field), waits for the field to take the
+// focus, then types text; the report adds up both.
+func focusAndType(ctx context.Context, ph phone.Phone, p phone.Point, text string) (phone.Report, error) {
+	tap, err := ph.Touch(ctx, phone.Tap(p, phone.TapHold))
+	if err != nil {
+		return tap, err
+	}
+	t := time.NewTimer(seconds(api.FocusSettle))
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+		return tap, ctx.Err()
+	}
+	typed, err := ph.Type(ctx, text)
+	typed.Reports += tap.Reports
+	typed.Took += tap.Took + seconds(api.FocusSettle)
+	return typed, err
 }
 
 // Key is openlolo_key.

@@ -290,7 +290,7 @@ func (p *Phone) Info() phone.Info {
 		Screenshot: true,
 		Buttons:    []phone.Button{phone.Home, phone.Lock, phone.VolumeUp, phone.VolumeDown, phone.Mute},
 		Apps:       apps,
-		Can:        phone.Capabilities{Clipboard: true},
+		Can:        phone.Capabilities{Clipboard: true, Elements: true},
 	}
 }
 
@@ -524,6 +524,13 @@ func (p *Phone) URL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ui.st.page
+}
+
+// AirplaneMode reports whether Settings' Airplane Mode switch is on.
+func (p *Phone) AirplaneMode() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ui.st.airplane
 }
 
 // SettingsScroll returns how far the Settings list is scrolled, in pixels,

@@ -346,6 +346,10 @@ func (p *painter) settings(u *ui) {
 		p.roundRect(x0+l.pxf(14), cy-e/2, x0+l.pxf(14)+e, cy+e/2, l.pxf(7), r.color)
 		p.centered(strings.ToUpper(r.name[:1]), true, 15*l.s, x0+l.pxf(14)+e/2, cy+l.pxf(5), white)
 		p.text(r.name, false, size, x0+l.pxf(58), cy+l.pxf(6), label)
+		if i == airplaneRow {
+			p.toggle(l.switchRect(l.settingRowRect(i, rows, u.st.scroll)), u.st.airplane, l)
+			continue
+		}
 		p.text("›", false, 22*l.s, x1-l.pxf(22), cy+l.pxf(7), secondary)
 	}
 	if u.st.scroll > 0 {
@@ -354,6 +358,24 @@ func (p *painter) settings(u *ui) {
 		p.fill(image.Rect(0, int(bar), l.size.X, int(bar)+max(1, l.px(0.4))), separator)
 		p.centered("Settings", true, 17*l.s, float64(l.size.X)/2, l.pxf(statusH+28), label)
 	}
+}
+
+// toggle draws an iOS switch in r: green with the knob right when on,
+// grey with it left when off.
+func (p *painter) toggle(r image.Rectangle, on bool, l layout) {
+	x0, y0, x1, y1 := float64(r.Min.X), float64(r.Min.Y), float64(r.Max.X), float64(r.Max.Y)
+	h := y1 - y0
+	track := color.Color(separator)
+	if on {
+		track = rgb(0x34, 0xC7, 0x59)
+	}
+	p.roundRect(x0, y0, x1, y1, h/2, track)
+	k := l.pxf(2)
+	kx := x0 + k
+	if on {
+		kx = x1 - h + k
+	}
+	p.roundRect(kx, y0+k, kx+h-2*k, y1-k, (h-2*k)/2, white)
 }
 
 func (p *painter) safari(u *ui) {

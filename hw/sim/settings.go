@@ -1,6 +1,13 @@
 package sim
 
-import "image/color"
+import (
+	"image"
+	"image/color"
+)
+
+// airplaneRow is the Settings row with a switch (Airplane Mode) in place
+// of the chevron: a control with no text of its own.
+const airplaneRow = 0
 
 // settingRow is one row of the simulated Settings list.
 type settingRow struct {
@@ -47,4 +54,18 @@ func settingsRows() []settingRow {
 func settingRowSpan(i int, rows []settingRow) (top, bottom float64) {
 	top = settingsTop + settingRowH*float64(i) + settingsGap*float64(rows[i].group)
 	return top, top + settingRowH
+}
+
+// settingRowRect is row i of rows on the screen in pixels, the list
+// scrolled by off pixels.
+func (l layout) settingRowRect(i int, rows []settingRow, off int) image.Rectangle {
+	top, bottom := settingRowSpan(i, rows)
+	return image.Rect(l.px(16), l.px(top)-off, l.size.X-l.px(16), l.px(bottom)-off)
+}
+
+// switchRect is the switch at the right end of a Settings row.
+func (l layout) switchRect(row image.Rectangle) image.Rectangle {
+	cy := (row.Min.Y + row.Max.Y) / 2
+	x1 := row.Max.X - l.px(16)
+	return image.Rect(x1-l.px(51), cy-l.px(15.5), x1, cy+l.px(15.5))
 }

@@ -61,6 +61,7 @@ type state struct {
 	noteScroll int
 	noteFree   bool
 	scroll     int    // Settings, in pixels
+	airplane   bool   // Settings' Airplane Mode switch is on
 	url        string // Safari's address field while editing
 	page       string // Safari's loaded URL
 	editing    bool   // Safari's address field has focus
@@ -177,6 +178,11 @@ func (u *ui) tap(x, y float64) {
 		u.st.noteScroll, u.st.noteFree = 0, true
 	case pt.Y < u.lay.px(statusH) && u.st.screen == "settings":
 		u.st.scroll = 0
+	case u.st.screen == "settings":
+		rows := settingsRows()
+		if pt.In(u.lay.switchRect(u.lay.settingRowRect(airplaneRow, rows, u.st.scroll)).Inset(-u.lay.px(6))) {
+			u.st.airplane = !u.st.airplane
+		}
 	case u.st.screen == screenHome:
 		for i, r := range u.lay.iconRects(u.apps) {
 			hit := r.Inset(-u.lay.px(6))
