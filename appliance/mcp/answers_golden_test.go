@@ -99,6 +99,7 @@ func TestAnswersGolden(t *testing.T) {
 		pair(api.ToolApps, `{"query":"note"}`, `{"query":"`+strings.Repeat("n", api.MaxQuery+1)+`"}`)
 		pair(api.ToolDeviceInfo, `{}`, `{"model":"x"}`)
 		pair(api.ToolFindText, `{"query":"notes"}`, `{"query":"`+strings.Repeat("n", api.MaxQuery+1)+`"}`)
+		pair(api.ToolElements, `{"query":"notes"}`, `{"limit":0}`)
 		f := frame()
 		pair(api.ToolTap, `{`+f+`,"x":0.5,"y":0.05,"settle":0,"operation_id":"`+goldenOpTap+`"}`, `{"frame_id":"00-1","geometry_epoch":"1","x":0.5,"y":0.05}`)
 		pair(api.ToolOperationStatus, `{"operation_id":"`+goldenOpTap+`"}`, `{"operation_id":"`+goldenOpOther+`"}`)

@@ -140,7 +140,7 @@ func (h *Handler) filterToolsList(next sdk.MethodHandler) sdk.MethodHandler {
 }
 
 const instructions = `This server drives one phone attached to an openlolo box.
-Start with openlolo_status and openlolo_screenshot. Touch tools take frame_id and geometry_epoch from YOUR latest screenshot and coordinates as fractions (0..1) of that image; take a new screenshot after the screen changes.
+Start with openlolo_status and openlolo_screenshot. Find things by name first: openlolo_elements lists the screen's elements and touch tools take one as element; then openlolo_find_text; coordinates last. Touch tools take frame_id and geometry_epoch from YOUR latest screenshot (or elements answer) and coordinates as fractions (0..1) of that image; take a new screenshot after the screen changes.
 Control is automatic: the first input takes control when it is free and keeps it while you act; it lapses after 90 s without a control call; release it with openlolo_control command=release when done. CONTROL_BUSY means another client holds it.
 Send a fresh UUID as operation_id for each intended action and reuse it only to retry the identical call after a dropped connection. OUTCOME_UNKNOWN means look (openlolo_screenshot, openlolo_operation_status) before acting again; never replay blindly.
 Before working in an app, read its profile (openlolo_app_profile, or the resource openlolo://apps/{bundle_id}): its deep links open with openlolo_open_link, its quirks say what to expect. The prompt operate_phone describes the whole loop.

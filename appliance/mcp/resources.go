@@ -45,7 +45,7 @@ func refused(e *api.Error) error {
 // addResources registers the resources, the template and the prompt.
 func (h *Handler) addResources() {
 	h.server.AddResource(&sdk.Resource{URI: ScreenURI, Name: "screen", Title: "The phone's screen", MIMEType: "image/jpeg",
-		Description: "A screenshot of the phone now (JPEG, longest side 1536): reading it makes it YOUR latest frame, like openlolo_screenshot; _meta[\"openlolo.mcp\"].frame gives its frame_id and geometry_epoch for touch tools."},
+		Description: "A screenshot of the phone now (JPEG, longest side 1536): reading it makes it YOUR latest frame, like openlolo_screenshot; _meta[\"openlolo.mcp\"].frame gives its frame_id and geometry_epoch for touch tools. openlolo_elements names what is on it, with ids touch tools take."},
 		h.readScreen)
 	h.server.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: AppsTemplate, Name: "app_profile", Title: "App profile", MIMEType: "application/json",
 		Description: "An app's profile by bundle id, as openlolo_app_profile gives it: URL schemes, deep links with typed parameters (openlolo_open_link), quirks."},
@@ -190,8 +190,8 @@ const operateText = `You operate one phone through an openlolo box's tools. Work
 
 1. openlolo_status: is the phone ready, and does another client hold control?
 2. Look: openlolo_screenshot (or read the resource openlolo://screen). Its frame_id and geometry_epoch make it YOUR latest frame; coordinates are fractions (0..1) of that image.
-3. Find: openlolo_find_text with a query ("Sign in") returns matches with center_x and center_y as fractions of the frame it names, which becomes your latest frame. Icons without words: read the screenshot.
-4. Act: openlolo_tap with that frame_id, geometry_epoch and the match's center_x, center_y. Type into the focused field with openlolo_type_text; open apps with openlolo_launch_app. Before working in an app read its profile (openlolo_app_profile, or openlolo://apps/{bundle_id}): openlolo_open_link opens its deep links with typed parameters, and its quirks say what to expect.
+3. Find, by name first: openlolo_elements with a query ("Sign in") lists the matching elements (buttons, fields, switches, icons with a label) with ids valid for the frame it names, which becomes your latest frame. Second, openlolo_find_text returns text matches with center_x and center_y. Last, read the screenshot for coordinates.
+4. Act: openlolo_tap with that frame_id, geometry_epoch and the element's id as element (or a match's center_x, center_y as x, y); openlolo_type_text takes a text field's element to focus it first. Type into the focused field with openlolo_type_text; open apps with openlolo_launch_app. Before working in an app read its profile (openlolo_app_profile, or openlolo://apps/{bundle_id}): openlolo_open_link opens its deep links with typed parameters, and its quirks say what to expect.
 5. Observe: every input returns a fresh screenshot (observe is on by default); look at it before the next action, and use its frame for the next touch. Never chain taps without looking. FRAME_EXPIRED: take a screenshot and use its frame.
 6. Repeat until the goal is reached, then release control: openlolo_control with command=release.
 

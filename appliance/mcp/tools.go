@@ -102,6 +102,7 @@ func controlAnn(title string) *sdk.ToolAnnotations {
 const (
 	auto     = " Control is automatic: the first input takes control when it is free; never acquire or release around each call."
 	frameDoc = " Needs frame_id and geometry_epoch of YOUR latest screenshot; x and y are fractions of that image (0..1). FRAME_EXPIRED: take a new screenshot and use its frame."
+	elemDoc  = " Or name element (an id from YOUR latest openlolo_elements answer) in place of x and y, with that answer's frame_id and geometry_epoch; an id of an older frame is FRAME_EXPIRED."
 	errsDoc  = " CONTROL_BUSY: another client holds control. PAUSED: someone paused input. OUTCOME_UNKNOWN: look before acting again. dispatched=false means nothing reached the phone."
 )
 
@@ -127,13 +128,13 @@ func catalog() []*tool {
 		define(spec{name: api.ToolPause, title: "Pause all input", scope: r, mutating: true, ann: controlAnn("Pause all input"),
 			desc: "Stops all input at once, for any client: queued inputs are cancelled, a running one is interrupted (OUTCOME_UNKNOWN), every key and touch is released, and input stays blocked until the control holder resumes (openlolo_control command=resume). Never rate-limited. Use it when anything looks wrong."}, said[api.PauseResult]("Input is paused; the control holder resumes it with openlolo_control command=resume.")),
 		define(spec{name: api.ToolTap, title: "Tap", scope: c, mutating: true, ann: inputAnn("Tap"),
-			desc: "Taps the screen at (x, y)." + frameDoc + auto + errsDoc}, sayInput[api.TapResult]("Tapped")),
+			desc: "Taps the screen at (x, y)." + frameDoc + elemDoc + auto + errsDoc}, sayInput[api.TapResult]("Tapped")),
 		define(spec{name: api.ToolLongPress, title: "Long press", scope: c, mutating: true, ann: inputAnn("Long press"),
-			desc: "Presses and holds at (x, y) for seconds (" + spanDefault(api.ToolLongPress, "seconds") + ")." + frameDoc + auto + errsDoc}, sayInput[api.LongPressResult]("Long-pressed")),
+			desc: "Presses and holds at (x, y) for seconds (" + spanDefault(api.ToolLongPress, "seconds") + ")." + frameDoc + elemDoc + auto + errsDoc}, sayInput[api.LongPressResult]("Long-pressed")),
 		define(spec{name: api.ToolSwipe, title: "Swipe", scope: c, mutating: true, ann: inputAnn("Swipe"),
 			desc: "Drags from (x, y) to (x2, y2) in seconds (" + spanDefault(api.ToolSwipe, "seconds") + "), then holds hold seconds (" + span(api.ToolSwipe, "hold") + "; >0 stops scrolling momentum) before lifting." + frameDoc + auto + errsDoc}, sayInput[api.SwipeResult]("Swiped")),
 		define(spec{name: api.ToolTypeText, title: "Type text", scope: c, mutating: true, ann: inputAnn("Type text"),
-			desc: "Types text on the phone's keyboard into the focused field: printable US ASCII only, up to " + most(api.ToolTypeText, "text") + " characters; anything else is UNSUPPORTED_TEXT before any key is sent. Tap the field first." + auto + errsDoc}, sayInput[api.TypeTextResult]("Typed the text")),
+			desc: "Types text on the phone's keyboard into the focused field: printable US ASCII only, up to " + most(api.ToolTypeText, "text") + " characters; anything else is UNSUPPORTED_TEXT before any key is sent. Tap the field first, or name it: element (a text field's id from YOUR latest openlolo_elements answer, with its frame_id and geometry_epoch) is tapped to focus it before typing." + auto + errsDoc}, sayInput[api.TypeTextResult]("Typed the text")),
 		define(spec{name: api.ToolKey, title: "Press a key", scope: c, mutating: true, ann: inputAnn("Press a key"),
 			desc: "Presses one named key with optional modifiers: a–z, 0–9, " + words(api.WordKeys(), "") + ", f1–f" + strconv.Itoa(api.FunctionKeys) + "; modifiers " + strings.Join(api.Modifier("").Enum(), ", ") + " (e.g. key=space modifiers=[cmd] opens search on iOS). UNSUPPORTED_KEY: not a known key." + auto + errsDoc}, sayInput[api.KeyResult]("Pressed the key")),
 		define(spec{name: api.ToolButton, title: "Press a button", scope: c, mutating: true, ann: inputAnn("Press a button"),
@@ -150,6 +151,8 @@ func catalog() []*tool {
 			desc: "Performs a named shortcut of the phone's platform: iOS " + words(api.Shortcuts(api.PlatformIOS), "") + "; Android " + words(api.Shortcuts(api.PlatformAndroid), "") + " (openlolo_capabilities lists this phone's). UNSUPPORTED: not a shortcut of this phone." + auto + errsDoc}, sayInput[api.ShortcutResult]("Performed the shortcut")),
 		define(spec{name: api.ToolFindText, title: "Find text on the screen", scope: r, ann: readAnn("Find text on the screen"),
 			desc: "Reads the text on the phone's screen now (OCR): with query (case-insensitive), the pieces of text that contain it; without, every line top to bottom. Each has its text, confidence and box as fractions of the frame the answer names; that frame becomes YOUR latest, so tap center_x, center_y with its frame_id and geometry_epoch. Icons without words are not found: use openlolo_screenshot. UNSUPPORTED: this box has no OCR engine."}, sayFindText),
+		define(spec{name: api.ToolElements, title: "Elements on the screen", scope: r, ann: readAnn("Elements on the screen"),
+			desc: "The things on the phone's screen now, outermost first, nested ones that act included: each with an id, role (" + strings.Join(api.ElementRole("").Enum(), ", ") + "), text, label, identifier, bounds and centre as fractions of the frame the answer names, and its states (enabled, clickable, checked, selected, focused, scrollable, password). That frame becomes YOUR latest: pass an id as element to openlolo_tap, openlolo_long_press or openlolo_type_text with its frame_id and geometry_epoch. source says where they came from: " + strings.Join(api.ElementSource("").Enum(), ", ") + " (each text line one element of role text; note says why). Filters: query (a case-insensitive part of text, label or identifier), clickable_only; limit (" + spanDefault(api.ToolElements, "limit") + ") per answer, next_cursor pages on. Prefer it to find_text and coordinates. UNSUPPORTED: no tree and no OCR engine."}, sayElements),
 		define(spec{name: api.ToolAppProfiles, title: "App profiles", scope: r, ann: readAnn("App profiles"),
 			desc: "The apps this box knows more about, for the phone's platform: bundle id, name, URL schemes, the names of their deep links, and whether openlolo_apps lists them (in_catalog), filtered by query (a case-insensitive part of the name or bundle id). Read an app's profile (openlolo_app_profile) before working in it."}, sayAppProfiles),
 		define(spec{name: api.ToolAppProfile, title: "One app profile", scope: r, ann: readAnn("One app profile"),
