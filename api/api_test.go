@@ -35,7 +35,7 @@ var argTypes = map[Tool]reflect.Type{
 	ToolAppProfiles: reflect.TypeFor[AppProfilesArgs](), ToolAppProfile: reflect.TypeFor[AppProfileArgs](),
 	ToolOpenLink: reflect.TypeFor[OpenLinkArgs](),
 	ToolFullPage: reflect.TypeFor[FullPageArgs](), ToolSendText: reflect.TypeFor[SendTextArgs](),
-	ToolClipboard: reflect.TypeFor[ClipboardArgs](),
+	ToolClipboard: reflect.TypeFor[ClipboardArgs](), ToolElements: reflect.TypeFor[ElementsArgs](),
 }
 
 // TestBoundsCoverArguments: every number argument has a range in the
