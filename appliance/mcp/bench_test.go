@@ -13,6 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/sim"
 )
 
 // benchCalls posts body b.N times over one keep-alive HTTPS connection and
@@ -150,4 +152,39 @@ func BenchmarkScreenshotTool(b *testing.B) {
 	token := box.tokenB(b)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"openlolo_screenshot","arguments":{"max_size":1536,"format":"jpeg"}}}`
 	benchCalls(b, box.srv.URL+"/mcp", box.srv.Client(), token, body)
+}
+
+// ocrOnly is the sim without its tree: elements come from OCR, as on a
+// phone whose backend has no element tree.
+type ocrOnly struct{ *sim.Phone }
+
+func (o ocrOnly) Info() phone.Info {
+	i := o.Phone.Info()
+	i.Can.Elements = false
+	return i
+}
+
+func toolBody(name, args string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
+}
+
+// BenchmarkElementsSim: openlolo_elements on the sim's home screen
+// through the real stack (rate limits off): the tree read between two
+// looks at the screen, kept, placed and rendered (target: 20 ms a call).
+func BenchmarkElementsSim(b *testing.B) {
+	box := newSimBoxWith(b, nil, control.Limits{CallsPerMinute: -1})
+	benchCalls(b, box.srv.URL+"/mcp", box.srv.Client(), box.tokenB(b), toolBody("openlolo_elements", `{}`))
+}
+
+// BenchmarkElementsOCR and BenchmarkFindTextOCR: the sim's home screen
+// read by tesseract, as OCR elements and as openlolo_find_text, side by
+// side in one run (go test -bench 'OCR$' -benchtime 5x).
+func BenchmarkElementsOCR(b *testing.B) {
+	box := newSimBoxWith(b, func(p *sim.Phone) phone.Phone { return ocrOnly{p} }, control.Limits{CallsPerMinute: -1})
+	benchCalls(b, box.srv.URL+"/mcp", box.srv.Client(), box.tokenB(b), toolBody("openlolo_elements", `{}`))
+}
+
+func BenchmarkFindTextOCR(b *testing.B) {
+	box := newSimBoxWith(b, func(p *sim.Phone) phone.Phone { return ocrOnly{p} }, control.Limits{CallsPerMinute: -1})
+	benchCalls(b, box.srv.URL+"/mcp", box.srv.Client(), box.tokenB(b), toolBody("openlolo_find_text", `{}`))
 }

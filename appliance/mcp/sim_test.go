@@ -25,6 +25,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
 )
 
@@ -40,7 +41,11 @@ type simBox struct {
 
 func newSimBox(t *testing.T) *simBox { return newSimBoxB(t) }
 
-func newSimBoxB(t testing.TB) *simBox {
+func newSimBoxB(t testing.TB) *simBox { return newSimBoxWith(t, nil, control.Limits{}) }
+
+// newSimBoxWith is the sim box with the phone wrapped (wrap nil: the sim
+// itself) and the rules' limits lim.
+func newSimBoxWith(t testing.TB, wrap func(*sim.Phone) phone.Phone, lim control.Limits) *simBox {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, t.TempDir())
 	if err != nil {
@@ -54,7 +59,11 @@ func newSimBoxB(t testing.TB) *simBox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := control.New(ctx, control.Config{Store: st, Phone: ph, Grants: oa, OCR: ocr.Tesseract{}})
+	var driven phone.Phone = ph
+	if wrap != nil {
+		driven = wrap(ph)
+	}
+	ctl, err := control.New(ctx, control.Config{Store: st, Phone: driven, Grants: oa, OCR: ocr.Tesseract{}, Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
