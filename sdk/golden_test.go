@@ -46,7 +46,7 @@ func TestGoldenAnswersDecode(t *testing.T) {
 		api.ToolAppProfiles: strictly[api.AppProfilesResult], api.ToolAppProfile: strictly[api.AppProfileResult],
 		api.ToolOpenLink: strictly[api.OpenLinkResult],
 		api.ToolFullPage: strictly[api.FullPageResult], api.ToolSendText: strictly[api.SendTextResult],
-		api.ToolClipboard: strictly[api.ClipboardResult],
+		api.ToolClipboard: strictly[api.ClipboardResult], api.ToolElements: strictly[api.ElementsResult],
 	}
 	files, err := filepath.Glob("../api/testdata/answers/*.json")
 	if err != nil || len(files) != len(decoders) {
