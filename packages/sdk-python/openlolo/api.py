@@ -289,6 +289,59 @@ class FindTextResult:
     engine: str
 
 
+def _empty(default: Any) -> Any:
+    """A member the box leaves out when it is the zero value ``default``."""
+    return field(default=default, metadata={"omitempty": True})
+
+
+@dataclass(frozen=True)
+class ElementBounds:
+    """An element's box as fractions of the answer's frame."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Element:
+    """One thing on the screen (openlolo_elements): ``id`` is valid for the
+    answer's frame; pass it as element to tap, long_press or type_text."""
+
+    id: str
+    role: str
+    bounds: ElementBounds
+    center_x: float
+    center_y: float
+    enabled: bool
+    text: str = _empty("")
+    label: str = _empty("")
+    identifier: str = _empty("")
+    clickable: bool = _empty(False)
+    checkable: bool = _empty(False)
+    checked: bool = _empty(False)
+    selected: bool = _empty(False)
+    focused: bool = _empty(False)
+    scrollable: bool = _empty(False)
+    password: bool = _empty(False)
+
+
+@dataclass(frozen=True)
+class ElementsResult:
+    """openlolo_elements: the elements that pass the filters, the frame
+    their ids belong to (the caller's latest), where they came from
+    (accessibility, sim or ocr), and the cursor of the next page."""
+
+    frame_id: str
+    geometry_epoch: str
+    source: str
+    elements: Tuple[Element, ...]
+    total: int
+    next_cursor: str = _empty("")
+    note: str = _empty("")
+
+
 @dataclass(frozen=True)
 class AppsResult:
     """openlolo_apps: the apps matching query."""
@@ -684,6 +737,7 @@ RESULTS: Dict[str, Type[Any]] = {
     "openlolo_full_page": FullPageResult,
     "openlolo_send_text": SendTextResult,
     "openlolo_clipboard": ClipboardResult,
+    "openlolo_elements": ElementsResult,
 }
 
 

@@ -15,7 +15,7 @@ import time
 import urllib.parse
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar, Union
 
 from . import api
 from .errors import (
@@ -69,6 +69,18 @@ class Frame:
     epoch: str
     width: int = 0
     height: int = 0
+
+
+# The frame an element id belongs to: an openlolo_elements answer, or a
+# Frame with its frame_id and geometry_epoch.
+ElementFrame = Union[Frame, api.ElementsResult]
+
+
+def _element_args(frame: ElementFrame, element: str) -> Dict[str, Any]:
+    """The members of a touch by element: the frame and the id."""
+    if isinstance(frame, api.ElementsResult):
+        return {"frame_id": frame.frame_id, "geometry_epoch": frame.geometry_epoch, "element": element}
+    return {"frame_id": frame.id, "geometry_epoch": frame.epoch, "element": element}
 
 
 @dataclass
@@ -635,6 +647,21 @@ class Box:
         args = {"frame_id": frame.id, "geometry_epoch": frame.epoch, "x": x, "y": y}
         return self.mutate("openlolo_tap", self._input(args, observe, settle, operation_id))
 
+    def tap_element(self, frame: ElementFrame, element: str, *, observe: Optional[bool] = None,
+                    settle: Optional[float] = None, operation_id: Optional[str] = None) -> Result:
+        """Tap the centre of element, an id of frame's openlolo_elements list."""
+        args = _element_args(frame, element)
+        return self.mutate("openlolo_tap", self._input(args, observe, settle, operation_id))
+
+    def long_press_element(self, frame: ElementFrame, element: str, seconds: Optional[float] = None, *,
+                           observe: Optional[bool] = None, settle: Optional[float] = None,
+                           operation_id: Optional[str] = None) -> Result:
+        """Press and hold the centre of element for seconds (0.03..2)."""
+        args = _element_args(frame, element)
+        if seconds is not None:
+            args["seconds"] = seconds
+        return self.mutate("openlolo_long_press", self._input(args, observe, settle, operation_id))
+
     def long_press(self, frame: Frame, x: float, y: float, seconds: Optional[float] = None, *,
                    observe: Optional[bool] = None, settle: Optional[float] = None,
                    operation_id: Optional[str] = None) -> Result:
@@ -655,10 +682,34 @@ class Box:
             args["hold"] = hold
         return self.mutate("openlolo_swipe", self._input(args, observe, settle, operation_id))
 
-    def type_text(self, text: str, *, observe: Optional[bool] = None, settle: Optional[float] = None,
+    def type_text(self, text: str, *, frame: Optional[ElementFrame] = None, element: Optional[str] = None,
+                  observe: Optional[bool] = None, settle: Optional[float] = None,
                   operation_id: Optional[str] = None) -> Result:
-        """Type printable US ASCII text into the focused field."""
-        return self.mutate("openlolo_type_text", self._input({"text": text}, observe, settle, operation_id))
+        """Type printable US ASCII text into the focused field; with frame and
+        element (a text field of frame's openlolo_elements list), the box taps
+        the field to focus it first."""
+        args: Dict[str, Any] = {"text": text}
+        if (frame is None) != (element is None):
+            raise ValueError("type_text: give frame and element together, or neither")
+        if frame is not None and element is not None:
+            args.update(_element_args(frame, element))
+        return self.mutate("openlolo_type_text", self._input(args, observe, settle, operation_id))
+
+    def elements(self, query: str = "", *, clickable_only: bool = False, limit: Optional[int] = None,
+                 cursor: str = "") -> api.ElementsResult:
+        """openlolo_elements: the screen's elements and the frame their ids
+        belong to (now the caller's latest). Pass the answer itself as the
+        frame of tap_element, long_press_element and type_text."""
+        args: Dict[str, Any] = {}
+        if query:
+            args["query"] = query
+        if clickable_only:
+            args["clickable_only"] = True
+        if limit is not None:
+            args["limit"] = limit
+        if cursor:
+            args["cursor"] = cursor
+        return self._typed(api.ElementsResult, "openlolo_elements", args)
 
     def key(self, key: str, modifiers: Sequence[str] = (), *, observe: Optional[bool] = None,
             settle: Optional[float] = None, operation_id: Optional[str] = None) -> Result:

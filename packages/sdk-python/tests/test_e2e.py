@@ -383,6 +383,8 @@ class E2ETest(unittest.TestCase):
         check(box.type_text("hi", **quick))
         check(box.key("escape", **quick))
         check(box.call_tool("openlolo_shortcut", {"shortcut": "home", **quick}))
+        listed = check(box.call_tool("openlolo_elements", {"query": "notes"}))
+        self.assertEqual([e.text for e in listed.elements], ["Notes"])
         found = check(box.call_tool("openlolo_find_text", {"query": "notes"}))
         self.assertTrue(found.matches, "find_text found no Notes label on the home screen")
         sent = check(box.call_tool("openlolo_send_text", {"text": "h\u00e9llo \u2713 \u65e5\u672c", **quick}))
@@ -416,6 +418,26 @@ class E2ETest(unittest.TestCase):
         self.assertEqual(sorted(seen["ok"]), sorted(api.RESULTS), "tools this test did not call")
         self.assertEqual(sorted(seen["failed"]), ["openlolo_button", "openlolo_tap"])
         box.control("release")
+
+    def test_elements_walk(self) -> None:
+        # Issue 25 from Python: find Notes by query, tap it by element,
+        # type into the note's field by element, read the text back from
+        # the field's element; a stale id is FRAME_EXPIRED.
+        box = self.pair("elements.py on ci")
+        box.button("home", observe=False)
+        home = box.elements("Notes")
+        self.assertEqual((home.source, [e.text for e in home.elements]), ("sim", ["Notes"]))
+        box.tap_element(home, home.elements[0].id, settle=0)
+        with self.assertRaises(openlolo.Refused) as cm:
+            box.tap_element(home, home.elements[0].id)
+        self.assertEqual(cm.exception.code, "FRAME_EXPIRED")
+        fields = box.elements("note", clickable_only=True)
+        self.assertEqual([e.role for e in fields.elements], ["text_field"])
+        box.type_text("Buy milk", frame=fields, element=fields.elements[0].id, observe=False)
+        typed = box.elements("milk")
+        self.assertEqual([(e.role, e.text) for e in typed.elements], [("text_field", "Buy milk")])
+        with self.assertRaises(ValueError):
+            box.type_text("x", element="e1")
 
     def test_revoked_grant(self) -> None:
         box = self.pair("revoked.py on ci")
