@@ -35,9 +35,17 @@ func (m movingTree) Elements(ctx context.Context) (phone.ElementList, error) {
 	return l, err
 }
 
-// elementsService is a Service over ph (the simulated phone, or one
-// wrapping it) with the OCR engine eng.
+// elementsService is a Service over the simulated phone, or one wrapping
+// it (wrap), with the OCR engine eng.
 func elementsService(t *testing.T, wrap func(*sim.Phone) phone.Phone, eng ocr.Engine) (*control.Service, *sim.Phone) {
+	t.Helper()
+	return simService(t, wrap, eng, control.Limits{})
+}
+
+// simService is a Service over the simulated phone on a fixed clock, or
+// one wrapping it (wrap nil: the sim itself), with the OCR engine eng and
+// the limits lim.
+func simService(t *testing.T, wrap func(*sim.Phone) phone.Phone, eng ocr.Engine, lim control.Limits) (*control.Service, *sim.Phone) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -55,7 +63,7 @@ func elementsService(t *testing.T, wrap func(*sim.Phone) phone.Phone, eng ocr.En
 	if wrap != nil {
 		ph = wrap(sp)
 	}
-	svc, err := control.New(ctx, control.Config{Store: st, Phone: ph, OCR: eng})
+	svc, err := control.New(ctx, control.Config{Store: st, Phone: ph, OCR: eng, Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,10 @@ import (
 	"image"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/ocr"
-	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/sim"
 )
 
@@ -27,23 +25,7 @@ func (f engineFunc) Recognize(ctx context.Context, img image.Image) ([]ocr.Word,
 
 func textService(t *testing.T, eng ocr.Engine, lim control.Limits) (*control.Service, *sim.Phone) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ph, err := sim.New(sim.Options{Clock: sim.FixedClock(time.Date(2026, 1, 2, 9, 41, 0, 0, time.UTC))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ph.Close() })
-	svc, err := control.New(ctx, control.Config{Store: st, Phone: ph, OCR: eng, Limits: lim})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, ph
+	return simService(t, nil, eng, lim)
 }
 
 func realEngine(t *testing.T) ocr.Engine {

@@ -35,7 +35,12 @@ from .errors import ProtocolError
 
 def _omitempty() -> Any:
     """A member the box leaves out when it is empty (Go's omitempty)."""
-    return field(default=None, metadata={"omitempty": True})
+    return _empty(None)
+
+
+def _empty(default: Any) -> Any:
+    """A member the box leaves out when it is the zero value ``default``."""
+    return field(default=default, metadata={"omitempty": True})
 
 
 # ---------------------------------------------------------------- outcome
@@ -287,11 +292,6 @@ class FindTextResult:
     matches: Tuple[TextBox, ...]
     lines: Tuple[TextBox, ...]
     engine: str
-
-
-def _empty(default: Any) -> Any:
-    """A member the box leaves out when it is the zero value ``default``."""
-    return field(default=default, metadata={"omitempty": True})
 
 
 @dataclass(frozen=True)
