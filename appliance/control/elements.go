@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"strconv"
 	"strings"
@@ -145,17 +146,14 @@ func (s *Service) listElements(ctx context.Context, c Client) (Shot, *listed, *E
 	var shot Shot
 	var l *listed
 	var e *Error
+	var failed error // the tree's, when it could not be read
 	if lister, ok := s.ph.(phone.ElementLister); ok && s.ph.Info().Can.Elements {
-		shot, l, e = s.treeElements(ctx, c, lister)
+		shot, l, failed, e = s.treeElements(ctx, c, lister)
 	}
 	if l == nil && e == nil {
-		var note string
-		if shot.Frame != nil {
-			note = "the phone's element tree could not be read, so these are the text lines OCR read on the screen."
-		}
 		shot, l, e = s.ocrElements(ctx, c)
-		if l != nil && note != "" {
-			l.note = joinNote(strings.ToUpper(note[:1])+note[1:], l.note)
+		if l != nil && failed != nil {
+			l.note = joinNote(fmt.Sprintf("The phone's element tree could not be read (%v), so these are the text lines OCR read on the screen.", failed), l.note)
 		}
 	}
 	if e != nil {
@@ -172,40 +170,40 @@ func (s *Service) listElements(ctx context.Context, c Client) (Shot, *listed, *E
 
 // treeElements reads the backend's tree between two looks at the screen,
 // so the elements are those of the frame: when the picture changed in
-// between, it reads again. A failed read answers no list and no error
-// (with shot set): the caller falls back to OCR.
-func (s *Service) treeElements(ctx context.Context, c Client, lister phone.ElementLister) (Shot, *listed, *Error) {
+// between, it reads again. A failed read answers no list but the read's
+// error (failed): the caller falls back to OCR.
+func (s *Service) treeElements(ctx context.Context, c Client, lister phone.ElementLister) (_ Shot, _ *listed, failed error, _ *Error) {
 	var shot Shot
 	var tree phone.ElementList
 	for range listTries {
 		var err error
 		if shot, err = s.TakeFrame(ctx, c); err != nil {
-			return Shot{}, nil, PhoneError(err)
+			return Shot{}, nil, nil, PhoneError(err)
 		}
 		tree, err = lister.Elements(ctx)
 		if ctx.Err() != nil {
-			return Shot{}, nil, api.Errorf(api.CodeCancelled, "the call ended before the elements were read: %v", ctx.Err())
+			return Shot{}, nil, nil, api.Errorf(api.CodeCancelled, "the call ended before the elements were read: %v", ctx.Err())
 		}
 		if err != nil {
 			s.log.Warn("elements: the phone's tree failed; falling back to OCR", "err", err)
-			return shot, nil, nil
+			return shot, nil, err, nil
 		}
 		after, err := s.ph.Screenshot(ctx)
 		if err != nil {
-			return Shot{}, nil, PhoneError(err)
+			return Shot{}, nil, nil, PhoneError(err)
 		}
 		if after.Seq == shot.Frame.Seq && tree.Geometry.Epoch == shot.Frame.Geometry.Epoch {
-			return shot, kept(tree, shot.Frame.Image.Bounds().Size()), nil
+			return shot, kept(tree, shot.Frame.Image.Bounds().Size()), nil, nil
 		}
 	}
 	// The screen kept moving: tie the last tree to the newest frame.
 	shot, err := s.TakeFrame(ctx, c)
 	if err != nil {
-		return Shot{}, nil, PhoneError(err)
+		return Shot{}, nil, nil, PhoneError(err)
 	}
 	l := kept(tree, shot.Frame.Image.Bounds().Size())
 	l.note = joinNote(l.note, "The screen kept changing while its elements were read: check the picture before acting.")
-	return shot, l, nil
+	return shot, l, nil, nil
 }
 
 // ocrElements takes a frame and answers its text lines as elements.

@@ -200,7 +200,7 @@ func TestElementsFallBack(t *testing.T) {
 		svc, _ := elementsService(t, func(p *sim.Phone) phone.Phone { return brokenTree{p} }, eng)
 		r := elements(t, svc, api.ElementsArgs{ClickableOnly: ptrTo(true)})
 		if r.Source != api.SourceOCR || r.Total != 1 || r.Elements[0].Text != "Sign in" || r.Elements[0].Role != api.RoleText ||
-			!strings.Contains(r.Note, "could not be read") || !strings.Contains(r.Note, "clickable_only was ignored") {
+			!strings.Contains(r.Note, "could not be read (uiautomator: could not get idle state)") || !strings.Contains(r.Note, "clickable_only was ignored") {
 			t.Fatalf("%+v", r)
 		}
 		if e := tapElement(svc, r, r.Elements[0].ID); e != nil {

@@ -11,7 +11,7 @@ import (
 
 // Summarize says a call's arguments in words for the box page's Activity,
 // without secrets: which app, which URL (without its query, fragment or
-// user), a touch's position, typed text as its length only, a key or a
+// user), a touch's position or element, typed text as its length only, a key or a
 // button by name. args is the tool's arguments (a typed api value or
 // their JSON); members it does not know are left out.
 func Summarize(args any) string {
@@ -58,6 +58,9 @@ func Summarize(args any) string {
 	}
 	if s, ok := str("url"); ok {
 		add("URL %s", safeURL(s))
+	}
+	if s, ok := str("element"); ok {
+		add("element %s", clipWords(s, 8))
 	}
 	if x, ok := num("x"); ok {
 		if y, ok := num("y"); ok {

@@ -20,6 +20,8 @@ func TestSummarize(t *testing.T) {
 		{"tap", api.TapArgs{FrameArgs: api.FrameArgs{FrameID: "f", GeometryEpoch: "1", X: &x, Y: &y}}, "at (0.50, 0.25)"},
 		{"swipe", api.SwipeArgs{FrameArgs: api.FrameArgs{X: &x, Y: &y}, X2: &x2, Y2: &y2, Seconds: &sec}, "at (0.50, 0.25), to (0.50, 0.75), 0.3 s"},
 		{"typed text is its length", api.TypeTextArgs{Text: &text}, "22 characters typed"},
+		{"tap by element", api.TapArgs{FrameArgs: api.FrameArgs{FrameID: "f", GeometryEpoch: "1"}, Element: "e9"}, "element e9"},
+		{"type into an element", api.TypeTextArgs{Text: &text, FrameID: "f", Element: "e3"}, "element e3, 22 characters typed"},
 		{"app", api.LaunchAppArgs{BundleID: "com.apple.Passbook"}, "app com.apple.Passbook"},
 		{"app by name", api.LaunchAppArgs{Name: "Wallet"}, "app Wallet"},
 		{"url without its query", api.OpenURLArgs{URL: "https://user:pw@example.com/reset?token=s3cret#x"}, "URL https://example.com/reset (query left out)"},
