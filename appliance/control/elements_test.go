@@ -45,7 +45,7 @@ func elementsService(t *testing.T, wrap func(*sim.Phone) phone.Phone, eng ocr.En
 // simService is a Service over the simulated phone on a fixed clock, or
 // one wrapping it (wrap nil: the sim itself), with the OCR engine eng and
 // the limits lim.
-func simService(t *testing.T, wrap func(*sim.Phone) phone.Phone, eng ocr.Engine, lim control.Limits) (*control.Service, *sim.Phone) {
+func simService(t testing.TB, wrap func(*sim.Phone) phone.Phone, eng ocr.Engine, lim control.Limits) (*control.Service, *sim.Phone) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
