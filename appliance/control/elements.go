@@ -148,7 +148,7 @@ func (s *Service) listElements(ctx context.Context, c Client) (Shot, *listed, *E
 	var e *Error
 	var failed error // the tree's, when it could not be read
 	if lister, ok := s.ph.(phone.ElementLister); ok && s.ph.Info().Can.Elements {
-		shot, l, failed, e = s.treeElements(ctx, c, lister)
+		shot, l, e, failed = s.treeElements(ctx, c, lister)
 	}
 	if l == nil && e == nil {
 		shot, l, e = s.ocrElements(ctx, c)
@@ -172,25 +172,25 @@ func (s *Service) listElements(ctx context.Context, c Client) (Shot, *listed, *E
 // so the elements are those of the frame: when the picture changed in
 // between, it reads again. A failed read answers no list but the read's
 // error (failed): the caller falls back to OCR.
-func (s *Service) treeElements(ctx context.Context, c Client, lister phone.ElementLister) (_ Shot, _ *listed, failed error, _ *Error) {
+func (s *Service) treeElements(ctx context.Context, c Client, lister phone.ElementLister) (_ Shot, _ *listed, _ *Error, failed error) {
 	var shot Shot
 	var tree phone.ElementList
 	for range listTries {
 		var err error
 		if shot, err = s.TakeFrame(ctx, c); err != nil {
-			return Shot{}, nil, nil, PhoneError(err)
+			return Shot{}, nil, PhoneError(err), nil
 		}
 		tree, err = lister.Elements(ctx)
 		if ctx.Err() != nil {
-			return Shot{}, nil, nil, api.Errorf(api.CodeCancelled, "the call ended before the elements were read: %v", ctx.Err())
+			return Shot{}, nil, api.Errorf(api.CodeCancelled, "the call ended before the elements were read: %v", ctx.Err()), nil
 		}
 		if err != nil {
 			s.log.Warn("elements: the phone's tree failed; falling back to OCR", "err", err)
-			return shot, nil, err, nil
+			return shot, nil, nil, err
 		}
 		after, err := s.ph.Screenshot(ctx)
 		if err != nil {
-			return Shot{}, nil, nil, PhoneError(err)
+			return Shot{}, nil, PhoneError(err), nil
 		}
 		if after.Seq == shot.Frame.Seq && tree.Geometry.Epoch == shot.Frame.Geometry.Epoch {
 			return shot, kept(tree, shot.Frame.Image.Bounds().Size()), nil, nil
@@ -199,7 +199,7 @@ func (s *Service) treeElements(ctx context.Context, c Client, lister phone.Eleme
 	// The screen kept moving: tie the last tree to the newest frame.
 	shot, err := s.TakeFrame(ctx, c)
 	if err != nil {
-		return Shot{}, nil, nil, PhoneError(err)
+		return Shot{}, nil, PhoneError(err), nil
 	}
 	l := kept(tree, shot.Frame.Image.Bounds().Size())
 	l.note = joinNote(l.note, "The screen kept changing while its elements were read: check the picture before acting.")

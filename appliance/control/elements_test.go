@@ -11,7 +11,6 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/ocr"
-	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
 )
@@ -47,13 +46,6 @@ func elementsService(t *testing.T, wrap func(*sim.Phone) phone.Phone, eng ocr.En
 // the limits lim.
 func simService(t testing.TB, wrap func(*sim.Phone) phone.Phone, eng ocr.Engine, lim control.Limits) (*control.Service, *sim.Phone) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	sp, err := sim.New(sim.Options{Clock: sim.FixedClock(time.Date(2026, 1, 2, 9, 41, 0, 0, time.UTC))})
 	if err != nil {
 		t.Fatal(err)
@@ -63,11 +55,7 @@ func simService(t testing.TB, wrap func(*sim.Phone) phone.Phone, eng ocr.Engine,
 	if wrap != nil {
 		ph = wrap(sp)
 	}
-	svc, err := control.New(ctx, control.Config{Store: st, Phone: ph, OCR: eng, Limits: lim})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, sp
+	return serviceWith(t, control.Config{Phone: ph, OCR: eng, Limits: lim}), sp
 }
 
 // elements lists and fails the test on a refusal.

@@ -275,6 +275,13 @@ func newSim(t *testing.T) *sim.Phone {
 // serviceOn is a Service on ph with a store in a temp dir.
 func serviceOn(t *testing.T, ph phone.Phone) *control.Service {
 	t.Helper()
+	return serviceWith(t, control.Config{Phone: ph})
+}
+
+// serviceWith is a Service of cfg with a store in a temp dir, stopped at
+// the end of the test.
+func serviceWith(t testing.TB, cfg control.Config) *control.Service {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st, err := store.Open(ctx, t.TempDir())
@@ -282,7 +289,8 @@ func serviceOn(t *testing.T, ph phone.Phone) *control.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc, err := control.New(ctx, control.Config{Store: st, Phone: ph})
+	cfg.Store = st
+	svc, err := control.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
