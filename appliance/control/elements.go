@@ -168,10 +168,12 @@ func (s *Service) listElements(ctx context.Context, c Client) (Shot, *listed, *E
 	return shot, l, nil
 }
 
-// treeElements reads the backend's tree between two looks at the screen,
-// so the elements are those of the frame: when the picture changed in
-// between, it reads again. A failed read answers no list but the read's
-// error (failed): the caller falls back to OCR.
+// treeElements takes a frame, then reads the backend's tree, whose
+// bounds are in the geometry it names: when that is not the frame's (the
+// phone turned in between), it reads both again. It compares geometries,
+// not pictures: a backend may number every capture anew, so a second look
+// would always differ, and it would cost a capture. A failed read answers
+// no list but the read's error (failed): the caller falls back to OCR.
 func (s *Service) treeElements(ctx context.Context, c Client, lister phone.ElementLister) (_ Shot, _ *listed, _ *Error, failed error) {
 	var shot Shot
 	var tree phone.ElementList
@@ -188,21 +190,12 @@ func (s *Service) treeElements(ctx context.Context, c Client, lister phone.Eleme
 			s.log.Warn("elements: the phone's tree failed; falling back to OCR", "err", err)
 			return shot, nil, nil, err
 		}
-		after, err := s.ph.Screenshot(ctx)
-		if err != nil {
-			return Shot{}, nil, PhoneError(err), nil
-		}
-		if after.Seq == shot.Frame.Seq && tree.Geometry.Epoch == shot.Frame.Geometry.Epoch {
+		if g := tree.Geometry; g == (phone.Geometry{}) || g.Epoch == shot.Frame.Geometry.Epoch {
 			return shot, kept(tree, shot.Frame.Image.Bounds().Size()), nil, nil
 		}
 	}
-	// The screen kept moving: tie the last tree to the newest frame.
-	shot, err := s.TakeFrame(ctx, c)
-	if err != nil {
-		return Shot{}, nil, PhoneError(err), nil
-	}
 	l := kept(tree, shot.Frame.Image.Bounds().Size())
-	l.note = joinNote(l.note, "The screen kept changing while its elements were read: check the picture before acting.")
+	l.note = joinNote(l.note, "The screen turned while its elements were read: the boxes are fractions of the screen as the tree saw it; take a screenshot before acting.")
 	return shot, l, nil, nil
 }
 

@@ -22,16 +22,23 @@ func (brokenTree) Elements(context.Context) (phone.ElementList, error) {
 	return phone.ElementList{}, errors.New("uiautomator: could not get idle state")
 }
 
-// movingTree is the simulated phone whose screen changes every time its
-// tree is read (the volume HUD shows).
-type movingTree struct{ *sim.Phone }
+// turningTree is the simulated phone that turns just before each read of
+// its tree (the geometry epoch moves on); reads counts the reads.
+type turningTree struct {
+	*sim.Phone
+	reads *int
+}
 
-func (m movingTree) Elements(ctx context.Context) (phone.ElementList, error) {
-	l, err := m.Phone.Elements(ctx)
-	if err == nil {
-		_, err = m.Press(ctx, phone.VolumeUp)
+func (m turningTree) Elements(ctx context.Context) (phone.ElementList, error) {
+	*m.reads++
+	size := image.Pt(sim.DefaultWidth, sim.DefaultHeight)
+	if *m.reads%2 == 1 {
+		size = image.Pt(sim.DefaultHeight, sim.DefaultWidth)
 	}
-	return l, err
+	if err := m.SetSize(size); err != nil {
+		return phone.ElementList{}, err
+	}
+	return m.Phone.Elements(ctx)
 }
 
 // elementsService is a Service over the simulated phone, or one wrapping
@@ -177,7 +184,7 @@ func TestElementsTextless(t *testing.T) {
 
 // TestElementsFallBack: without a tree the text lines are elements
 // (source ocr); a tree that fails falls back to OCR and says so; a screen
-// that keeps moving is said too.
+// that turns at every read is read three times, and said.
 func TestElementsFallBack(t *testing.T) {
 	eng := engineFunc(func(_ context.Context, img image.Image) ([]ocr.Word, error) {
 		w, h := img.Bounds().Dx(), img.Bounds().Dy()
@@ -201,11 +208,12 @@ func TestElementsFallBack(t *testing.T) {
 			t.Fatalf("%+v, want UNSUPPORTED", rep.Error)
 		}
 	})
-	t.Run("moving screen", func(t *testing.T) {
-		svc, _ := elementsService(t, func(p *sim.Phone) phone.Phone { return movingTree{p} }, eng)
+	t.Run("turning screen", func(t *testing.T) {
+		var reads int
+		svc, _ := elementsService(t, func(p *sim.Phone) phone.Phone { return turningTree{p, &reads} }, eng)
 		r := elements(t, svc, api.ElementsArgs{})
-		if r.Source != api.SourceSim || !strings.Contains(r.Note, "kept changing") {
-			t.Fatalf("%+v", r)
+		if r.Source != api.SourceSim || !strings.Contains(r.Note, "turned") || reads != 3 {
+			t.Fatalf("after %d reads: %+v", reads, r)
 		}
 	})
 }
