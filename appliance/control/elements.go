@@ -14,8 +14,8 @@ import (
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-// listTries is how many times Elements reads the phone's tree when the
-// screen changes between the frame and the tree.
+// listTries is how many times Elements takes a frame and reads the
+// phone's tree when the screen turns in between.
 const listTries = 3
 
 // listed is the elements of one frame as the caller was given them: every
