@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/mcp"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/ocr"
@@ -73,6 +74,7 @@ func (b *Box) routes() error {
 		Identity:      identities{b},
 		WiFi:          b.cfg.WiFi,
 		Live:          owner.LiveOptions{FPS: b.liveFPS()},
+		Trust:         entry.Trust,
 		Logger:        b.log.With("service", "owner"),
 	})
 	if err != nil {

@@ -108,6 +108,7 @@ func (r *remote) mount() error {
 			v, ok := entry.VisitorFrom(req.Context())
 			return v.Login, ok
 		},
+		Trust:  entry.Trust,
 		Logger: b.log.With("service", "owner", "entry", "tailnet"),
 	})
 	if err != nil {

@@ -22,6 +22,8 @@ type Config struct {
 	// Handler answers the requests; it should already be wrapped with the
 	// entry's middleware.
 	Handler http.Handler
+	// Limits caps the connections (zero: the defaults, see [Limits]).
+	Limits Limits
 	// Logger receives the server's own errors (at debug level: refused
 	// handshakes are normal when clients check a pin); nil: discard.
 	Logger *slog.Logger
@@ -61,6 +63,7 @@ func Listen(cfg Config) (*Server, error) {
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 	}
+	ln = limit(srv, ln, cfg.Limits)
 	if cfg.TLS != nil {
 		ln = tls.NewListener(ln, cfg.TLS)
 	}

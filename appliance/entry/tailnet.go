@@ -234,7 +234,7 @@ func (t *Tailnet) serveFunnel(ctx context.Context, srv *tsnet.Server, hs *http.S
 }
 
 func serveTLS(hs *http.Server, ln net.Listener, conf *tls.Config) error {
-	err := hs.Serve(tls.NewListener(ln, conf))
+	err := hs.Serve(tls.NewListener(limit(hs, ln, Limits{}), conf))
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}

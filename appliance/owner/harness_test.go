@@ -61,8 +61,9 @@ type boxOpts struct {
 	driver   owner.Driver
 	live     owner.LiveOptions
 	wifi     owner.WiFi
-	identity *fakeIdentity // Config.Identity; its BoxInfo is Config.Info's
-	tailnet  owner.Tailnet // Config.Tailnet: the remote entry
+	identity *fakeIdentity         // Config.Identity; its BoxInfo is Config.Info's
+	tailnet  owner.Tailnet         // Config.Tailnet: the remote entry
+	trust    func(context.Context) // Config.Trust
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
 	asks func(t testing.TB, st *store.Store, now func() time.Time) *control.Service
@@ -96,7 +97,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 		Asks:  asks,
 		Store: st, OAuth: as, Phone: o.phone, Screen: screen, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		UploadIdle: o.uploadIdle,
-		Identity:   identityOf(o.identity), Tailnet: o.tailnet,
+		Identity:   identityOf(o.identity), Tailnet: o.tailnet, Trust: o.trust,
 		Info: func() owner.BoxInfo {
 			if o.identity != nil {
 				return o.identity.info()

@@ -75,6 +75,10 @@ type Config struct {
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string
+	// Trust, when set, is called with the context of each request that
+	// carries an owner session, so the entry can keep that connection
+	// from being shed for other clients' (entry.Trust); nil: nothing.
+	Trust func(ctx context.Context)
 	// Live bounds the Status page's live stream; the zero value takes
 	// the defaults (see LiveOptions).
 	Live LiveOptions

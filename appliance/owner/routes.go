@@ -207,7 +207,15 @@ func (p *Pages) asset(h http.HandlerFunc) http.HandlerFunc {
 			http.Error(w, "Log in on the box page to see the phone's screen.", http.StatusForbidden)
 			return
 		}
+		p.trust(r)
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
+	}
+}
+
+// trust tells the entry that r's connection is the owner's.
+func (p *Pages) trust(r *http.Request) {
+	if p.cfg.Trust != nil {
+		p.cfg.Trust(r.Context())
 	}
 }
 
@@ -228,6 +236,7 @@ func (p *Pages) owner(h http.HandlerFunc) http.HandlerFunc {
 			p.internal(w, r, "read the session", err)
 			return
 		}
+		p.trust(r)
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	})
 }

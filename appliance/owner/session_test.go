@@ -1,6 +1,7 @@
 package owner_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -305,4 +307,34 @@ func otherFirst(tok string) string {
 		return "y" + tok[1:]
 	}
 	return "x" + tok[1:]
+}
+
+// TestOwnerRequestsTrustTheirConnection checks that the pages tell the
+// entry which requests carry an owner session (Config.Trust), and only
+// those: a stranger's page view must not protect its connection.
+func TestOwnerRequestsTrustTheirConnection(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	count := func() int { mu.Lock(); defer mu.Unlock(); return calls }
+	b, c := claimedBox(t, boxOpts{trust: func(context.Context) { mu.Lock(); calls++; mu.Unlock() }})
+	before := count()
+	stranger := ownertest.NewClient(t, b.srv)
+	for _, path := range []string{"/status", "/login"} {
+		res, err := stranger.Get(b.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if n := count(); n != before {
+		t.Errorf("a stranger's pages trusted its connection %d times", n-before)
+	}
+	res, err := c.Get(b.url + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || count() == before {
+		t.Errorf("the owner's /status (%d) did not trust its connection", res.StatusCode)
+	}
 }
