@@ -108,6 +108,7 @@ type Box struct {
 	oauth   *oauth.Server
 	control *control.Service
 	owner   *owner.Pages
+	hashes  owner.HashSlot // one passphrase hash at a time, LAN and tailnet pages alike
 	mcp     *mcp.Handler
 	remote  *remote         // the remote (tailnet) entry
 	panel   *controls       // the button and the LED

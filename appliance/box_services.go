@@ -56,7 +56,9 @@ func (b *Box) routes() error {
 		return err
 	}
 	b.panel = b.newPanel()
+	b.hashes = owner.NewHashSlot()
 	b.owner, err = owner.New(owner.Config{
+		HashSlot:      b.hashes,
 		Updater:       b.updater,
 		Button:        b.panel.presses,
 		Tailnet:       b.remote,

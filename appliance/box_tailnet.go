@@ -108,8 +108,9 @@ func (r *remote) mount() error {
 			v, ok := entry.VisitorFrom(req.Context())
 			return v.Login, ok
 		},
-		Trust:  entry.Trust,
-		Logger: b.log.With("service", "owner", "entry", "tailnet"),
+		Trust:    entry.Trust,
+		HashSlot: b.hashes,
+		Logger:   b.log.With("service", "owner", "entry", "tailnet"),
 	})
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)

@@ -75,6 +75,10 @@ type Config struct {
 	// SetupCodeFile, when set, also receives the setup code (the SD
 	// image's boot partition); it is deleted after the claim.
 	SetupCodeFile string
+	// HashSlot is shared by every owner page of one box so only one
+	// passphrase hash runs at a time in the process; nil: a slot of these
+	// pages' own.
+	HashSlot HashSlot
 	// Trust, when set, is called with the context of each request that
 	// carries an owner session, so the entry can keep that connection
 	// from being shed for other clients' (entry.Trust); nil: nothing.
@@ -173,7 +177,7 @@ type Pages struct {
 	st     *store.Store
 	now    func() time.Time
 	log    *slog.Logger
-	hashMu chan struct{}              // one argon2 hash at a time: each takes 64 MiB
+	hashMu HashSlot                   // one argon2 hash at a time: each takes 64 MiB
 	cop    http.CrossOriginProtection // refuses cross-origin POSTs (sameOrigin)
 	tmpl   map[string]*template.Template
 
@@ -190,9 +194,12 @@ func New(cfg Config) (*Pages, error) {
 	if cfg.OAuth == nil {
 		return nil, errors.New("owner: Config.OAuth is required")
 	}
-	p := &Pages{cfg: cfg, st: cfg.Store, now: cfg.Now, log: cfg.Logger, hashMu: make(chan struct{}, 1)}
+	p := &Pages{cfg: cfg, st: cfg.Store, now: cfg.Now, log: cfg.Logger, hashMu: cfg.HashSlot}
 	if p.now == nil {
 		p.now = time.Now
+	}
+	if p.hashMu == nil {
+		p.hashMu = NewHashSlot()
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
