@@ -29,7 +29,7 @@ ARM64_ENV   = CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc GOOS=linux GOARCH=arm64
 ARM64_TAGS  = netgo osusergo sqlite_omit_load_extension $(TURBO_ARM64) $(TS_OMIT)
 ARM64_BIN   = out/openlolo-linux-arm64
 
-.PHONY: all deps build install run test test-go test-scripts test-python bench lint arm64 arm64-toolchain clean \
+.PHONY: all deps build install run test test-go test-scripts test-python bench lint arm64 size arm64-toolchain clean \
 	test-kernel test-net test-interop test-clients test-browser image test-image buildroot-image update-bundle test-update test-wifi
 
 all: build
@@ -136,6 +136,12 @@ arm64: arm64-toolchain
 	@$(ARM64_ENV) GO=$(GO) sh scripts/build-note.sh '$(ARM64_TAGS)'
 	$(ARM64_ENV) $(GO) build -trimpath -tags '$(ARM64_TAGS)' \
 		-ldflags '-s -w -extldflags -static $(LDVERSION)' -o $(ARM64_BIN) ./cmd/openlolo
+
+## size: docs/size.md, what each package and module adds to the arm64 binary (from an unstripped build with make arm64's tags)
+size: arm64
+	$(ARM64_ENV) $(GO) build -trimpath -tags '$(ARM64_TAGS)' \
+		-ldflags '-extldflags -static $(LDVERSION)' -o $(ARM64_BIN).unstripped ./cmd/openlolo
+	$(GO) run ./cmd/sizereport -stripped $(ARM64_BIN) $(ARM64_BIN).unstripped > docs/size.md
 
 arm64-toolchain:
 	@command -v aarch64-linux-gnu-gcc >/dev/null || { \
