@@ -20,6 +20,20 @@
 // Each server binds its address when it is made, so tests pass
 // "127.0.0.1:0" and read the port back with [Server.Addr].
 //
+// # Connection limits
+//
+// Every listener ([Listen], and the tailnet's) counts its connections
+// ([Limits]: 256 open, 64 without a first request yet, i.e. TLS
+// handshakes in flight and silent sockets). It never stops accepting: a
+// connection beyond a cap closes an older one, the longest idle keep-alive
+// connection first, then the oldest still in its handshake, then the
+// oldest in a request. The owner pages call [Trust] once a request's
+// session is checked; a trusted connection (at most 32) is shed only for
+// another trusted one. So a flood of idle or slow clients costs at most a
+// few MiB, the owner's open page and live view keep their connections, and
+// the owner's next page always gets in (the flood's older sockets make
+// room for it).
+//
 // # Host check
 //
 // A web page from another origin can make a browser send requests to the
