@@ -4,6 +4,10 @@
 //
 //	go run ./cmd/benchbox -bin before=/tmp/openlolo-main -bin after=bin/openlolo
 //
+// (make build makes bin/openlolo; the baseline is the same build of main,
+// e.g. git archive main | tar -x -C /tmp/main, then go build there with
+// make build's tags.) It takes about a minute and a half per binary.
+//
 // For each binary it starts `openlolo serve` on the simulated phone on a
 // loopback port, reads the child's resident memory (VmRSS in
 // /proc/<pid>/status) and prints:
