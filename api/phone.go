@@ -8,7 +8,9 @@ type PhoneState string
 
 // Phone states. Every backend: ready, detached, closed; the USB gadget:
 // no_udc, not_configured, no_video; an iPhone over CoreDevice: pairing,
-// no_usbmuxd, no_tunnel, developer_mode_off, ddi_not_mounted.
+// no_usbmuxd, no_tunnel, developer_mode_off, ddi_not_mounted; an Android
+// phone over ADB: pairing (its key not allowed yet) and detached (ADB
+// not reachable), with their problems saying which.
 const (
 	StateReady            PhoneState = "ready"
 	StateNoUDC            PhoneState = "no_udc"
@@ -44,12 +46,14 @@ const (
 	ProblemDeveloperModeOff    Problem = "developer_mode_off"
 	ProblemDiskImageNotMounted Problem = "ddi_not_mounted"
 	ProblemIOSBelow27          Problem = "ios_below_27"
+	ProblemUSBDebuggingOff     Problem = "usb_debugging_off"
+	ProblemADBNotAllowed       Problem = "adb_not_allowed"
 )
 
 // Problems lists every problem code, in the order the owner fixes them.
 func Problems() []Problem {
 	return []Problem{ProblemNoUDC, ProblemNotConfigured, ProblemNoVideo, ProblemNotTrusted,
-		ProblemDeveloperModeOff, ProblemDiskImageNotMounted, ProblemIOSBelow27}
+		ProblemDeveloperModeOff, ProblemDiskImageNotMounted, ProblemIOSBelow27, ProblemUSBDebuggingOff, ProblemADBNotAllowed}
 }
 
 // Summary is one sentence saying what is wrong, for a person.
@@ -69,6 +73,10 @@ func (p Problem) Summary() string {
 		return "The iPhone's developer disk image is not mounted."
 	case ProblemIOSBelow27:
 		return "This iPhone's iOS takes no touch or keys over the cable (that needs iOS 27 or later)."
+	case ProblemUSBDebuggingOff:
+		return "The box cannot reach the Android phone's debugging (ADB): USB debugging is off, or the phone is not listening where the box looks."
+	case ProblemADBNotAllowed:
+		return "The Android phone has not allowed this box's key for USB debugging yet."
 	}
 	return "An unknown problem."
 }
@@ -86,7 +94,12 @@ const (
 	// BackendCoreDevice is an iPhone over one USB cable through Apple's
 	// CoreDevice services.
 	BackendCoreDevice Backend = "coredevice"
+	// BackendAndroid is an Android phone over ADB (the box's own host
+	// side: USB, or TCP for a phone in `adb tcpip` mode).
+	BackendAndroid Backend = "android"
 )
 
 // Backends lists the phone backends a box may run.
-func Backends() []Backend { return []Backend{BackendSim, BackendGadget, BackendCoreDevice} }
+func Backends() []Backend {
+	return []Backend{BackendSim, BackendGadget, BackendCoreDevice, BackendAndroid}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/openlolo/openlolo/hw/android"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/phone"
@@ -19,6 +20,7 @@ import (
 // line here.
 func phoneBackends() []phone.Registration {
 	return []phone.Registration{
+		android.Registration(android.Options{}),
 		coredevice.Registration(coredevice.Options{}),
 		gadget.Registration(gadget.Options{}),
 		sim.Registration(sim.Options{}),

@@ -33,12 +33,12 @@ func DecodeScreencap(b []byte) (image.Image, error) {
 	if len(b) < 12 {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than its header", ErrScreencap, len(b))
 	}
-	w := binary.LittleEndian.Uint32(b[0:])
-	h := binary.LittleEndian.Uint32(b[4:])
-	format := binary.LittleEndian.Uint32(b[8:])
-	if w == 0 || h == 0 || w > maxScreenSide || h > maxScreenSide {
-		return nil, fmt.Errorf("%w: size %d×%d", ErrScreencap, w, h)
+	iw, ih, err := screencapSize(b)
+	if err != nil {
+		return nil, err
 	}
+	w, h := uint32(iw), uint32(ih)
+	format := binary.LittleEndian.Uint32(b[8:])
 	var bpp int
 	switch format {
 	case FormatRGBA8888, FormatRGBX8888, FormatBGRA8888:
@@ -84,4 +84,17 @@ func DecodeScreencap(b []byte) (image.Image, error) {
 		}
 	}
 	return img, nil
+}
+
+// screencapSize is the width and height in a raw screencap's header (at
+// least its first 8 bytes).
+func screencapSize(b []byte) (w, h int, err error) {
+	if len(b) < 8 {
+		return 0, 0, fmt.Errorf("%w: %d bytes, shorter than its header", ErrScreencap, len(b))
+	}
+	uw, uh := binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:])
+	if uw == 0 || uh == 0 || uw > maxScreenSide || uh > maxScreenSide {
+		return 0, 0, fmt.Errorf("%w: size %d×%d", ErrScreencap, uw, uh)
+	}
+	return int(uw), int(uh), nil
 }

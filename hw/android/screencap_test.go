@@ -6,6 +6,8 @@ import (
 	"image"
 	"image/color"
 	"testing"
+
+	"github.com/openlolo/openlolo/hw/adb/adbtest"
 )
 
 func header(w, h, format uint32, colorspace bool) []byte {
@@ -84,7 +86,7 @@ func TestScreencapRoundTrip(t *testing.T) {
 	for i := 3; i < len(src.Pix); i += 4 {
 		src.Pix[i] = 0xff
 	}
-	img, err := DecodeScreencap(encodeScreencap(src))
+	img, err := DecodeScreencap(adbtest.EncodeScreencap(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,32 +113,11 @@ func FuzzDecodeScreencap(f *testing.F) {
 // BenchmarkDecodeScreencap: a 1080×2400 phone screen, raw RGBA_8888.
 func BenchmarkDecodeScreencap(b *testing.B) {
 	src := image.NewNRGBA(image.Rect(0, 0, 1080, 2400))
-	raw := encodeScreencap(src)
+	raw := adbtest.EncodeScreencap(src)
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
 		if _, err := DecodeScreencap(raw); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// encodeScreencap writes img as `screencap` raw RGBA_8888 with the colour
-// space word, as a current phone sends it.
-func encodeScreencap(img image.Image) []byte {
-	r := img.Bounds()
-	w, h := r.Dx(), r.Dy()
-	b := make([]byte, 16+w*h*4)
-	binary.LittleEndian.PutUint32(b[0:], uint32(w))
-	binary.LittleEndian.PutUint32(b[4:], uint32(h))
-	binary.LittleEndian.PutUint32(b[8:], FormatRGBA8888)
-	binary.LittleEndian.PutUint32(b[12:], 1) // sRGB
-	i := 16
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			b[i], b[i+1], b[i+2], b[i+3] = c.R, c.G, c.B, 0xff
-			i += 4
-		}
-	}
-	return b
 }

@@ -39,8 +39,16 @@ const (
 	// touch or keys over the CoreDevice cable; screenshots and apps still
 	// work. Input needs the gadget backend (or iOS 27).
 	InputNeedsIOS27
+	// USBDebuggingOff: the Android phone's ADB cannot be reached: USB
+	// debugging is off (or, over TCP, the phone is not in `adb tcpip`
+	// mode at the address the box dials).
+	USBDebuggingOff
+	// ADBNotAllowed: the Android phone shows (or is about to show, once
+	// unlocked) "Allow USB debugging?" for the box's key, or its owner
+	// tapped Deny.
+	ADBNotAllowed
 
-	lastProblem = InputNeedsIOS27
+	lastProblem = ADBNotAllowed
 )
 
 var problemCodes = [...]api.Problem{
@@ -51,6 +59,8 @@ var problemCodes = [...]api.Problem{
 	DeveloperModeOff:    api.ProblemDeveloperModeOff,
 	DiskImageNotMounted: api.ProblemDiskImageNotMounted,
 	InputNeedsIOS27:     api.ProblemIOSBelow27,
+	USBDebuggingOff:     api.ProblemUSBDebuggingOff,
+	ADBNotAllowed:       api.ProblemADBNotAllowed,
 }
 
 // String returns the problem's stable code, e.g. "developer_mode_off".
