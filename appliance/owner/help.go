@@ -37,6 +37,10 @@ var helpTopics = []helpTopic{
 		Next: "The box needs the internet to mount it after every restart of the iPhone."},
 	{Slug: "ios-27", Title: "Touch and keys on iPhones below iOS 27", Problem: api.ProblemIOSBelow27,
 		Next: "Screenshots and apps work; for touch, keys and the clipboard tools update to iOS 27 or use the gadget backend."},
+	{Slug: "usb-debugging", Title: "Turn on USB debugging on the Android phone", Problem: api.ProblemUSBDebuggingOff, Waits: true,
+		Next: "Settings › About phone: tap Build number seven times, then Settings › System › Developer options: turn on USB debugging."},
+	{Slug: "adb-allow", Title: "Allow this box on the Android phone", Problem: api.ProblemADBNotAllowed, Waits: true,
+		Next: "Unlock the phone; on Allow USB debugging? check the key fingerprint against the one above, tick Always allow, and tap Allow."},
 }
 
 func topicFor(p api.Problem) (helpTopic, bool) {
