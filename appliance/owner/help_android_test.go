@@ -17,7 +17,7 @@ func TestAndroidProblems(t *testing.T) {
 	b, c := claimedBox(t, boxOpts{phone: ph})
 	const fp = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"
 	ph.set(phone.State{Code: "pairing", Problems: phone.ProblemSet(phone.ADBNotAllowed),
-		Reason: "The Android phone asks Allow USB debugging? for this box: check that the key fingerprint it shows is " + fp + ", tick Always allow from this computer, and tap Allow."})
+		Reason: "The Android phone asks Allow USB debugging? for this box: check that it shows the key fingerprint " + fp + ", tick Always allow from this computer, and tap Allow."})
 	pages := map[string][]string{
 		"/status":             {fp, `data-problem="adb_not_allowed"`, `href="/help/adb-allow"`, "data-reload="},
 		"/help/adb-allow":     {fp, "Always allow from this computer", "Revoke USB debugging authorizations", "Your phone needs this now", "data-reload="},

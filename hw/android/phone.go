@@ -185,7 +185,7 @@ func (b *Backend) run(ctx context.Context) {
 // pending: the phone asks its owner to allow the box's key.
 func (b *Backend) pending(fingerprint string) {
 	b.setState(phone.State{Code: api.StatePairing, Problems: phone.ProblemSet(phone.ADBNotAllowed),
-		Reason: "The Android phone asks Allow USB debugging? for this box: check that the key fingerprint it shows is " + fingerprint + ", tick Always allow from this computer, and tap Allow."}, phone.Detached)
+		Reason: "The Android phone asks Allow USB debugging? for this box: check that it shows the key fingerprint " + fingerprint + ", tick Always allow from this computer, and tap Allow."}, phone.Detached)
 }
 
 // failed records why a dial failed.
@@ -193,7 +193,7 @@ func (b *Backend) failed(err error) {
 	b.log.Debug("android: no connection", "err", err)
 	if errors.Is(err, adb.ErrUnauthorized) {
 		b.setState(phone.State{Code: api.StatePairing, Problems: phone.ProblemSet(phone.ADBNotAllowed),
-			Reason: "The Android phone has not allowed this box's key (fingerprint " + b.key.Fingerprint() + "): unlock it and tap Allow on Allow USB debugging?; if it was denied, the box asks again."}, phone.Detached)
+			Reason: "The Android phone has not allowed this box's key yet: unlock it, check that Allow USB debugging? shows the key fingerprint " + b.key.Fingerprint() + ", tick Always allow from this computer, and tap Allow (the box asks again by itself)."}, phone.Detached)
 		return
 	}
 	b.setState(phone.State{Code: api.StateDetached, Problems: phone.ProblemSet(phone.USBDebuggingOff),
