@@ -33,7 +33,7 @@ type fakePhone struct {
 
 // startPhone serves p (nil: the default phone) on a loopback port until
 // the test ends; its owner allows new keys when allow is true.
-func startPhone(t *testing.T, p *adbtest.Phone, allow bool) *fakePhone {
+func startPhone(t testing.TB, p *adbtest.Phone, allow bool) *fakePhone {
 	t.Helper()
 	if p == nil {
 		p = &adbtest.Phone{}

@@ -478,14 +478,25 @@ func SplitShell(line string) ([]string, error) {
 }
 
 // Screen is the fake phone's picture: a vertical gradient with a band
-// per 100 rows, so a decoded frame can be checked pixel by pixel.
+// per 100 rows, and in the middle third a textured "photo" (so a PNG of
+// it is as hard to compress as a real screen's), the same for every
+// call: a decoded frame can be checked pixel by pixel.
 func Screen(w, h int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	seed := uint32(2463534242)
 	for y := range h {
 		c := color.NRGBA{R: byte(y * 255 / h), G: byte(y / 100 * 40), B: 0x80, A: 0xff}
+		photo := y >= h/3 && y < 2*h/3
 		row := img.Pix[y*img.Stride : y*img.Stride+w*4]
 		for x := 0; x < w*4; x += 4 {
 			row[x], row[x+1], row[x+2], row[x+3] = c.R, c.G, c.B, c.A
+			if photo {
+				seed ^= seed << 13
+				seed ^= seed >> 17
+				seed ^= seed << 5
+				row[x] += byte(seed & 0x1f)
+				row[x+1] += byte(seed >> 8 & 0x1f)
+			}
 		}
 	}
 	return img
