@@ -170,11 +170,18 @@ func (b *Backend) run(ctx context.Context) {
 				continue
 			}
 			c.Close()
+			if ctx.Err() != nil {
+				return
+			}
+			b.log.Info("android: the phone answered but could not be read", "err", err)
+			b.setState(phone.State{Code: api.StateDetached,
+				Reason: "The box reached the Android phone's ADB " + b.o.Where + " but could not read the phone (" + err.Error() + "); it tries again."}, phone.Detached)
+		} else {
+			if ctx.Err() != nil {
+				return
+			}
+			b.failed(err)
 		}
-		if ctx.Err() != nil {
-			return
-		}
-		b.failed(err)
 		if b.o.Sleep(ctx, wait) != nil {
 			return
 		}
@@ -301,7 +308,7 @@ func (b *Backend) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("android: %w: screencap: %w", phone.ErrCaptureFailed, err)
 	}
-	img, err := DecodeScreencap(raw)
+	img, err := decodeScreencapOutput(raw)
 	if err != nil {
 		return nil, fmt.Errorf("android: %w: %w", phone.ErrCaptureFailed, err)
 	}

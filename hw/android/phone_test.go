@@ -140,7 +140,7 @@ func TestInfoAndScreenshot(t *testing.T) {
 		t.Errorf("the phone took %d raw and %d PNG screencaps, want 3 raw (the size at connect, two frames)", raw, png)
 	}
 	// The phone turns: the next frame has the new size and a new epoch.
-	f.Phone.Width, f.Phone.Height = 2400, 1080
+	f.SetSize(2400, 1080)
 	f3, err := b.Screenshot(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -419,5 +419,38 @@ func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := android.Open(context.Background(), android.Options{Dial: android.TCP("x:1"), StateDir: filepath.Join(dir, "\x00")}); err == nil {
 		t.Error("Open with an unusable state dir succeeded")
+	}
+}
+
+// A phone with several displays warns before the picture (exec mixes it
+// in): the size comes from wm size and the picture still decodes.
+func TestScreencapWarning(t *testing.T) {
+	t.Parallel()
+	_, b := readyPhone(t, &adbtest.Phone{ScreencapWarning: "[Warning] Multiple displays were found, but no display id was specified! Defaulting to the first display found."})
+	if st := b.State(); st.Geometry.Width != 1080 || st.Geometry.Height != 2400 {
+		t.Errorf("geometry %+v, want wm size's 1080×2400", st.Geometry)
+	}
+	f, err := b.Screenshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Image.Bounds().Dx() != 1080 {
+		t.Errorf("frame %v", f.Image.Bounds())
+	}
+}
+
+// A device whose shell answers nothing Android says (no getprop) is
+// reached but not read: detached, saying so, with no problem for the
+// owner to fix on the phone.
+func TestReachedButUnreadable(t *testing.T) {
+	t.Parallel()
+	f := startPhone(t, nil, true)
+	f.Dev.Handler = nil
+	b := openOn(t, f, android.Options{})
+	for !strings.Contains(b.State().Reason, "could not read") {
+		time.Sleep(time.Millisecond)
+	}
+	if st := b.State(); st.Code != api.StateDetached || st.Problems != 0 || !strings.Contains(st.Reason, "getprop") {
+		t.Errorf("state %+v", st)
 	}
 }

@@ -98,3 +98,23 @@ func screencapSize(b []byte) (w, h int, err error) {
 	}
 	return int(uw), int(uh), nil
 }
+
+// decodeScreencapOutput decodes screencap's output as exec delivers it:
+// the raw picture, possibly after lines of warnings the command wrote on
+// its error output (exec mixes the two), such as the one phones with
+// several displays print.
+func decodeScreencapOutput(b []byte) (image.Image, error) {
+	img, err := DecodeScreencap(b)
+	if err == nil {
+		return img, nil
+	}
+	for i := 0; i < len(b) && i < 4096; i++ {
+		if b[i] != '\n' {
+			continue
+		}
+		if img, err2 := DecodeScreencap(b[i+1:]); err2 == nil {
+			return img, nil
+		}
+	}
+	return nil, err
+}

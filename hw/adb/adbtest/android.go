@@ -46,6 +46,9 @@ type Phone struct {
 	// IdleFailures is how many `uiautomator dump` calls fail with "could
 	// not get idle state" before one succeeds.
 	IdleFailures int
+	// ScreencapWarning is a line screencap writes before the picture (a
+	// phone with several displays warns so, and exec mixes it in).
+	ScreencapWarning string
 
 	mu       sync.Mutex
 	inputs   []string
@@ -84,6 +87,13 @@ func (p *Phone) Screenshots() (raw, png int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.shots, p.pngShots
+}
+
+// SetSize turns or resizes the screen while the phone runs.
+func (p *Phone) SetSize(w, h int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Width, p.Height = w, h
 }
 
 func (p *Phone) size() (int, int) {
@@ -240,6 +250,9 @@ func (p *Phone) screencap(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
 		p.shots++
+		if p.ScreencapWarning != "" {
+			fmt.Fprintln(stdout, p.ScreencapWarning)
+		}
 		stdout.Write(EncodeScreencap(img))
 	case len(args) == 1 && args[0] == "-p":
 		p.pngShots++
