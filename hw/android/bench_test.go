@@ -6,8 +6,10 @@ import (
 	"image/png"
 	"testing"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/adb"
 	"github.com/openlolo/openlolo/hw/android"
+	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // BenchmarkScreenshotTCP: a 1080×2400 screenshot from the fake phone over
@@ -49,4 +51,20 @@ func BenchmarkScreenshotTCP(b *testing.B) {
 			b.ReportMetric(float64(moved), "wire-B/shot")
 		})
 	}
+}
+
+// BenchmarkTapShell: one tap through the shell's `input tap` on the fake
+// phone over loopback TCP: the box's share of a tap (a real phone adds
+// the `input` command's start, a few hundred milliseconds).
+func BenchmarkTapShell(b *testing.B) {
+	f := startPhone(b, nil, true)
+	be := openOn(b, f, android.Options{})
+	waitState(b, be, api.StateReady)
+	tap := phone.Tap(phone.Point{X: 0.5, Y: 0.5}, 0)
+	for b.Loop() {
+		if _, err := be.Touch(b.Context(), tap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(f.Inputs()))/float64(b.N), "commands/tap")
 }

@@ -56,6 +56,9 @@ type Options struct {
 	// Retry is the first wait after a failed dial; it doubles up to
 	// MaxRetry (0: 250 ms and 5 s).
 	Retry, MaxRetry time.Duration
+	// AppsEvery is how often the launcher's apps are read again while
+	// connected (0: a minute).
+	AppsEvery time.Duration
 }
 
 // Backend is an Android phone behind hw/phone over ADB: raw screencap
@@ -130,6 +133,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	if o.MaxRetry <= 0 {
 		o.MaxRetry = 5 * time.Second
 	}
+	if o.AppsEvery <= 0 {
+		o.AppsEvery = time.Minute
+	}
 	if o.Where == "" {
 		o.Where = "on USB"
 	}
@@ -156,11 +162,7 @@ func (b *Backend) run(ctx context.Context) {
 		if err == nil {
 			wait = b.o.Retry
 			if err = b.attach(ctx, c); err == nil {
-				select {
-				case <-c.Done():
-					b.log.Info("android: connection ended", "err", c.Err())
-				case <-ctx.Done():
-				}
+				b.watch(ctx, c)
 				b.detach(c)
 				if ctx.Err() != nil {
 					return
@@ -228,6 +230,33 @@ func (b *Backend) attach(ctx context.Context, c *adb.Conn) error {
 	b.log.Info("android: ready", "model", info.Model, "size", dev.size, "clipboard", dev.clipboard, "apps", len(dev.apps))
 	b.setState(phone.State{Ready: true, Code: api.StateReady, Geometry: geo}, phone.Attached)
 	return nil
+}
+
+// watch waits for the connection to end, reading the launcher's apps
+// again every AppsEvery (an app installed meanwhile can be launched).
+func (b *Backend) watch(ctx context.Context, c *adb.Conn) {
+	t := time.NewTicker(b.o.AppsEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.Done():
+			b.log.Info("android: connection ended", "err", c.Err())
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			apps, err := launcherApps(ctx, c)
+			if err != nil {
+				b.log.Debug("android: the app list", "err", err)
+				continue
+			}
+			b.mu.Lock()
+			if b.conn == c {
+				b.info.Apps, b.dev.apps = apps, apps
+			}
+			b.mu.Unlock()
+		}
+	}
 }
 
 func (b *Backend) detach(c *adb.Conn) {

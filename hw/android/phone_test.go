@@ -56,7 +56,7 @@ func startPhone(t testing.TB, p *adbtest.Phone, allow bool) *fakePhone {
 
 // openOn opens the backend on f with a state dir of its own and a fast
 // retry.
-func openOn(t *testing.T, f *fakePhone, o android.Options) *android.Backend {
+func openOn(t testing.TB, f *fakePhone, o android.Options) *android.Backend {
 	t.Helper()
 	o.Dial, o.Where = android.TCP(f.Addr), "at "+f.Addr
 	if o.StateDir == "" {
@@ -74,7 +74,7 @@ func openOn(t *testing.T, f *fakePhone, o android.Options) *android.Backend {
 }
 
 // waitState waits until b's state code is code.
-func waitState(t *testing.T, b *android.Backend, code api.PhoneState) phone.State {
+func waitState(t testing.TB, b *android.Backend, code api.PhoneState) phone.State {
 	t.Helper()
 	events := b.Subscribe(t.Context())
 	deadline := time.After(20 * time.Second)
@@ -452,5 +452,19 @@ func TestReachedButUnreadable(t *testing.T) {
 	}
 	if st := b.State(); st.Code != api.StateDetached || st.Problems != 0 || !strings.Contains(st.Reason, "getprop") {
 		t.Errorf("state %+v", st)
+	}
+}
+
+// An app installed while the box is connected shows up in the catalog.
+func TestAppsRefresh(t *testing.T) {
+	t.Parallel()
+	f := startPhone(t, nil, true)
+	b := openOn(t, f, android.Options{AppsEvery: 5 * time.Millisecond})
+	waitState(t, b, api.StateReady)
+	f.Install(adbtest.Package{Name: "org.example.notes", Activity: "org.example.notes.Main"})
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(b.Info().Apps, phone.App{ID: "org.example.notes", Name: "Notes"}); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("apps %v, want the new Notes", b.Info().Apps)
+		}
 	}
 }

@@ -89,6 +89,13 @@ func (p *Phone) Screenshots() (raw, png int) {
 	return p.shots, p.pngShots
 }
 
+// Install adds a package while the phone runs.
+func (p *Phone) Install(pkg Package) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Packages = append(slices.Clone(p.packages()), pkg)
+}
+
 // SetSize turns or resizes the screen while the phone runs.
 func (p *Phone) SetSize(w, h int) {
 	p.mu.Lock()
