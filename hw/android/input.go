@@ -11,31 +11,29 @@ import (
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
-// Input is a path that delivers touch and keys to the phone other than
-// the shell's `input` command: AOA HID on the same cable, which plays
-// gestures on phone.Player at HID speed and needs no USB debugging. A
-// method answers phone.ErrUnsupported when the path cannot do that input
-// (now or ever); the backend then runs the shell's `input` instead.
-type Input interface {
-	// Name names the path for logs ("aoa").
-	Name() string
-	Touch(ctx context.Context, g phone.Gesture) (phone.Report, error)
-	Type(ctx context.Context, text string) (phone.Report, error)
-	Key(ctx context.Context, k phone.Key) (phone.Report, error)
-	Press(ctx context.Context, b phone.Button) (phone.Report, error)
-	ReleaseAll(ctx context.Context) error
-}
-
-// ShellInput is the name of the input path through the shell's `input`.
-const ShellInput = "adb-input"
+// Input paths, as Report.Via names them.
+const (
+	// ShellInput is the shell's `input` command over ADB.
+	ShellInput = "adb-input"
+	// AOAInput is AOA v2 HID on the same cable (hw/aoa), the default
+	// name of an injected [Options].Input.
+	AOAInput = "aoa"
+)
 
 // longPress is how long a contact in place must last to be a long press
 // rather than a tap (Android's long-press timeout is 400–500 ms).
 const longPress = 400 * time.Millisecond
 
+// refusedByPath reports whether an injected input path's error means it
+// cannot do that input (the shell may), rather than that it failed.
+func refusedByPath(err error) bool {
+	return errors.Is(err, phone.ErrUnsupported) || errors.Is(err, phone.ErrUnsupportedKey) || errors.Is(err, phone.ErrUnsupportedButton)
+}
+
 // deliver runs one input: by the injected path when it takes it, else by
-// the shell's `input` (send), one input at a time.
-func (b *Backend) deliver(ctx context.Context, what string, other func(Input) (phone.Report, error), send func(dev device, geo phone.Geometry) ([]string, error)) (phone.Report, error) {
+// the shell's `input` (send), one input at a time. Report.Via names the
+// path that ran.
+func (b *Backend) deliver(ctx context.Context, what string, other func(phone.Input) (phone.Report, error), send func(dev device, geo phone.Geometry) ([]string, error)) (phone.Report, error) {
 	c, dev, err := b.current()
 	if err != nil {
 		return phone.Report{}, err
@@ -43,13 +41,14 @@ func (b *Backend) deliver(ctx context.Context, what string, other func(Input) (p
 	b.inMu.Lock()
 	defer b.inMu.Unlock()
 	start := b.o.Now()
-	if in := b.o.Input; in != nil && other != nil {
+	if in := b.o.Input; in != nil {
 		rep, err := other(in)
-		if !errors.Is(err, phone.ErrUnsupported) {
-			b.log.Debug("android: input", "what", what, "path", in.Name(), "err", err)
+		rep.Via = b.o.InputName
+		if !refusedByPath(err) {
+			b.log.Debug("android: input", "what", what, "path", rep.Via, "err", err)
 			return rep, err
 		}
-		b.log.Debug("android: input path refused; the shell's input runs", "what", what, "path", in.Name(), "why", err)
+		b.log.Debug("android: input path refused; the shell's input runs", "what", what, "path", rep.Via, "why", err)
 	}
 	b.mu.Lock()
 	geo := b.state.Geometry
@@ -58,7 +57,7 @@ func (b *Backend) deliver(ctx context.Context, what string, other func(Input) (p
 	if err != nil {
 		return phone.Report{}, err
 	}
-	rep := phone.Report{}
+	rep := phone.Report{Via: ShellInput}
 	for _, cmd := range cmds {
 		if _, err := shell(ctx, c, cmd); err != nil {
 			rep.Took = b.o.Now().Sub(start)
@@ -79,7 +78,7 @@ func (b *Backend) Touch(ctx context.Context, g phone.Gesture) (phone.Report, err
 	if err := g.Validate(); err != nil {
 		return phone.Report{}, err
 	}
-	return b.deliver(ctx, "touch", func(in Input) (phone.Report, error) { return in.Touch(ctx, g) },
+	return b.deliver(ctx, "touch", func(in phone.Input) (phone.Report, error) { return in.Touch(ctx, g) },
 		func(_ device, geo phone.Geometry) ([]string, error) {
 			return touchCommand(g, geo)
 		})
@@ -126,7 +125,7 @@ func (b *Backend) Type(ctx context.Context, text string) (phone.Report, error) {
 	if text == "" {
 		return phone.Report{}, nil
 	}
-	return b.deliver(ctx, "text", func(in Input) (phone.Report, error) { return in.Type(ctx, text) },
+	return b.deliver(ctx, "text", func(in phone.Input) (phone.Report, error) { return in.Type(ctx, text) },
 		func(device, phone.Geometry) ([]string, error) { return textCommands(text), nil })
 }
 
@@ -178,7 +177,7 @@ func (b *Backend) Key(ctx context.Context, k phone.Key) (phone.Report, error) {
 	if !ok {
 		return phone.Report{}, fmt.Errorf("android: %w: %q", phone.ErrUnsupportedKey, k.Name)
 	}
-	return b.deliver(ctx, "key", func(in Input) (phone.Report, error) { return in.Key(ctx, k) },
+	return b.deliver(ctx, "key", func(in phone.Input) (phone.Report, error) { return in.Key(ctx, k) },
 		func(dev device, _ phone.Geometry) ([]string, error) {
 			if k.Mods == phone.Ctrl {
 				switch k.Name {
@@ -249,7 +248,7 @@ func (b *Backend) Press(ctx context.Context, btn phone.Button) (phone.Report, er
 	if !ok {
 		return phone.Report{}, fmt.Errorf("android: %w: %q", phone.ErrUnsupportedButton, btn)
 	}
-	return b.deliver(ctx, "button", func(in Input) (phone.Report, error) { return in.Press(ctx, btn) },
+	return b.deliver(ctx, "button", func(in phone.Input) (phone.Report, error) { return in.Press(ctx, btn) },
 		func(device, phone.Geometry) ([]string, error) {
 			return []string{"input keyevent " + code}, nil
 		})

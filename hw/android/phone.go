@@ -43,10 +43,13 @@ type Options struct {
 	StateDir string
 	// Key is the box's ADB key (nil: loaded or made in StateDir).
 	Key *adb.Key
-	// Input, if set, delivers touch and keys by another path than the
-	// shell's `input` command (AOA HID on the same cable); where it
-	// answers phone.ErrUnsupported the shell's `input` runs instead.
-	Input Input
+	// Input, if set, delivers touch, text, keys and buttons by another
+	// path than the shell's `input` command (AOA HID on the same cable,
+	// hw/aoa); where it answers phone.ErrUnsupported (or an unsupported
+	// key or button) the shell's `input` runs instead. InputName names it
+	// in Report.Via ("": [AOAInput]).
+	Input     phone.Input
+	InputName string
 	// Logger receives the backend's log lines (nil: discard).
 	Logger *slog.Logger
 	// Now reads the clock (nil: time.Now).
@@ -63,7 +66,7 @@ type Options struct {
 
 // Backend is an Android phone behind hw/phone over ADB: raw screencap
 // screenshots, touch, keys, buttons and text through `input` (or an
-// injected [Input]), launcher apps, launch by package, URLs of any
+// injected phone.Input: AOA), launcher apps, launch by package, URLs of any
 // scheme, device info from getprop, the clipboard where the phone's
 // shell has one, and the screen's elements from uiautomator.
 type Backend struct {
@@ -132,6 +135,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	}
 	if o.MaxRetry <= 0 {
 		o.MaxRetry = 5 * time.Second
+	}
+	if o.InputName == "" {
+		o.InputName = AOAInput
 	}
 	if o.AppsEvery <= 0 {
 		o.AppsEvery = time.Minute

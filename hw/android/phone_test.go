@@ -189,7 +189,7 @@ func TestInput(t *testing.T) {
 			t.Errorf("%s: %v", s.name, err)
 			continue
 		}
-		if got := f.Inputs()[before:]; !slices.Equal(got, s.want) || rep.Reports != len(s.want) {
+		if got := f.Inputs()[before:]; !slices.Equal(got, s.want) || rep.Reports != len(s.want) || rep.Via != android.ShellInput {
 			t.Errorf("%s: the phone got %q (report %+v), want %q", s.name, got, rep, s.want)
 		}
 	}
@@ -227,21 +227,26 @@ func TestInputRefused(t *testing.T) {
 }
 
 // An injected input path takes what it can; where it answers
-// ErrUnsupported the shell's input runs.
+// ErrUnsupported the shell's input runs. Each answer names its path.
 func TestInjectedInput(t *testing.T) {
 	t.Parallel()
 	in := &hidInput{}
 	f := startPhone(t, nil, true)
 	b := openOn(t, f, android.Options{Input: in})
 	waitState(t, b, api.StateReady)
-	if _, err := b.Touch(t.Context(), phone.Tap(phone.Point{X: 0.5, Y: 0.5}, 0)); err != nil {
+	tap, err := b.Touch(t.Context(), phone.Tap(phone.Point{X: 0.5, Y: 0.5}, 0))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Press(t.Context(), phone.Home); err != nil {
+	home, err := b.Press(t.Context(), phone.Home)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got := f.Inputs(); !slices.Equal(in.touches(), []string{"0.5,0.5"}) || !slices.Equal(got, []string{"keyevent KEYCODE_HOME"}) {
 		t.Errorf("HID took %q, the shell %q; want the tap on HID and home on the shell", in.touches(), got)
+	}
+	if tap.Via != android.AOAInput || tap.Reports != 2 || home.Via != android.ShellInput || home.Reports != 1 {
+		t.Errorf("tap %+v, home %+v; want the tap via aoa, home via adb-input", tap, home)
 	}
 }
 
@@ -251,7 +256,6 @@ type hidInput struct {
 	t  []string
 }
 
-func (h *hidInput) Name() string { return "hid" }
 func (h *hidInput) touches() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -268,10 +272,10 @@ func (h *hidInput) Type(context.Context, string) (phone.Report, error) {
 	return phone.Report{}, phone.ErrUnsupported
 }
 func (h *hidInput) Key(context.Context, phone.Key) (phone.Report, error) {
-	return phone.Report{}, phone.ErrUnsupported
+	return phone.Report{}, phone.ErrUnsupportedKey
 }
 func (h *hidInput) Press(context.Context, phone.Button) (phone.Report, error) {
-	return phone.Report{}, phone.ErrUnsupported
+	return phone.Report{}, phone.ErrUnsupportedButton
 }
 func (h *hidInput) ReleaseAll(context.Context) error { return nil }
 
