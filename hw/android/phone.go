@@ -15,7 +15,9 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/adb"
+	"github.com/openlolo/openlolo/hw/adb/adbusb"
 	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/usb"
 )
 
 // Dialer reaches the phone's adbd and runs the handshake with cfg (the
@@ -27,6 +29,21 @@ type Dialer func(ctx context.Context, cfg adb.ClientConfig) (*adb.Conn, error)
 func TCP(addr string) Dialer {
 	return func(ctx context.Context, cfg adb.ClientConfig) (*adb.Conn, error) {
 		return adb.DialTCP(ctx, addr, cfg)
+	}
+}
+
+// USB dials the first phone with USB debugging on a host port of bus
+// (the zero Bus: the system's), over its ADB interface (ff/42/01).
+func USB(bus usb.Bus) Dialer {
+	return func(ctx context.Context, cfg adb.ClientConfig) (*adb.Conn, error) {
+		devs, err := adbusb.Devices(bus)
+		if err != nil {
+			return nil, fmt.Errorf("android: the USB devices: %w", err)
+		}
+		if len(devs) == 0 {
+			return nil, errors.New("android: no phone with USB debugging on the box's USB host ports")
+		}
+		return adbusb.Dial(ctx, devs[0], cfg)
 	}
 }
 
@@ -62,6 +79,9 @@ type Options struct {
 	// AppsEvery is how often the launcher's apps are read again while
 	// connected (0: a minute).
 	AppsEvery time.Duration
+	// Bus is where [Registration] looks for a phone on a USB host port
+	// when no --adb address is given (the zero Bus: the system's).
+	Bus usb.Bus
 }
 
 // Backend is an Android phone behind hw/phone over ADB: raw screencap

@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/openlolo/openlolo/hw/adb/adbusb"
 	"github.com/openlolo/openlolo/hw/phone"
 )
 
 // Registration is the Android backend's registration with the binary
-// (see phone.Registration), on top of base: --phone android with
-// --adb HOST:PORT, a phone in `adb tcpip` mode; --phone auto takes it
-// when --adb is given. The box's ADB key is made once in the state
-// directory's android folder.
+// (see phone.Registration), on top of base: --phone android, a phone
+// with USB debugging on a USB host port of the box, or with --adb
+// HOST:PORT one in `adb tcpip` mode; --phone auto takes it when --adb is
+// given or such a phone is on a host port. The box's ADB key is made
+// once in the state directory's android folder.
 func Registration(base Options) phone.Registration {
-	return phone.Registration{Name: "android", Help: "an Android phone over ADB", AutoHelp: "if --adb is given", Flags: func(fs *flag.FlagSet) phone.Opener {
+	return phone.Registration{Name: "android", Help: "an Android phone over ADB", AutoHelp: "if --adb is given or a phone with USB debugging is on a host port", Flags: func(fs *flag.FlagSet) phone.Opener {
 		o := base
 		var addr string
-		fs.StringVar(&addr, "adb", "", "android: the phone's ADB over TCP, HOST:PORT (a phone in `adb tcpip 5555` mode)")
+		fs.StringVar(&addr, "adb", "", "android: the phone's ADB over TCP, HOST:PORT (a phone in `adb tcpip 5555` mode; without it, a phone on a USB host port)")
 		open := func(ctx context.Context, env phone.Env) (phone.Phone, error) {
 			o := o
 			if o.StateDir == "" {
@@ -27,11 +29,12 @@ func Registration(base Options) phone.Registration {
 			if o.Logger == nil {
 				o.Logger = env.Logger
 			}
-			if o.Dial == nil {
-				if addr == "" {
-					return nil, fmt.Errorf("--phone android: give the phone's address with --adb HOST:PORT (the phone in `adb tcpip 5555` mode); USB comes later")
-				}
+			switch {
+			case o.Dial != nil:
+			case addr != "":
 				o.Dial, o.Where = TCP(addr), "at "+addr
+			default:
+				o.Dial, o.Where = USB(o.Bus), "on the box's USB host ports"
 			}
 			p, err := Open(ctx, o)
 			if err != nil {
@@ -40,8 +43,15 @@ func Registration(base Options) phone.Registration {
 			return p, nil
 		}
 		auto := func(ctx context.Context, env phone.Env) (phone.Phone, error) {
-			if addr == "" && base.Dial == nil {
-				return nil, fmt.Errorf("%w: no --adb address", phone.ErrUnavailable)
+			if addr != "" || base.Dial != nil {
+				return open(ctx, env)
+			}
+			devs, err := adbusb.Devices(o.Bus)
+			if err != nil {
+				return nil, fmt.Errorf("%w: no --adb address, and the USB devices: %w", phone.ErrUnavailable, err)
+			}
+			if len(devs) == 0 {
+				return nil, fmt.Errorf("%w: no --adb address, and no phone with USB debugging on a host port", phone.ErrUnavailable)
 			}
 			return open(ctx, env)
 		}
