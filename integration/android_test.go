@@ -127,6 +127,13 @@ func TestAndroidEndToEnd(t *testing.T) {
 		info.Model != "Google Pixel 7 (Android 14, SDK 34)" || info.NativeWidth != 1080 {
 		t.Errorf("openlolo_device_info = %+v, %v", info, err)
 	}
+	els, err := c.Elements(ctx, sdk.ElementsOptions{Query: "fi"})
+	if err != nil {
+		t.Fatalf("Elements: %v", err)
+	}
+	if els.Source != api.SourceAccessibility || len(els.Elements) != 1 || els.Elements[0].Text != "Wi‑Fi" {
+		t.Errorf("openlolo_elements = %+v, want Wi‑Fi from uiautomator's tree", els.ElementsResult)
+	}
 	wantInputs := []string{"tap 540 600", "text hello it's me", "keyevent KEYCODE_HOME", "keyevent KEYCODE_BACK"}
 	if got := p.Inputs(); !slices.Equal(got, wantInputs) {
 		t.Errorf("the phone got input %q, want %q", got, wantInputs)
