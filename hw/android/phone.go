@@ -64,7 +64,9 @@ type Options struct {
 	// path than the shell's `input` command (AOA HID on the same cable,
 	// hw/aoa); where it answers phone.ErrUnsupported (or an unsupported
 	// key or button) the shell's `input` runs instead. InputName names it
-	// in Report.Via ("": [AOAInput]).
+	// in Report.Via ("": [AOAInput]). The backend closes it (when it is
+	// an io.Closer) as it closes. Registration gives a phone on USB a
+	// [USBInput].
 	Input     phone.Input
 	InputName string
 	// Logger receives the backend's log lines (nil: discard).
@@ -421,6 +423,9 @@ func (b *Backend) Close() error {
 	b.once.Do(func() {
 		b.cancel()
 		b.wg.Wait()
+		if c, ok := b.o.Input.(io.Closer); ok {
+			c.Close()
+		}
 		b.mu.Lock()
 		b.state = phone.State{Code: api.StateClosed, Reason: "The backend was closed."}
 		b.mu.Unlock()

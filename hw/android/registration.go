@@ -35,6 +35,9 @@ func Registration(base Options) phone.Registration {
 				o.Dial, o.Where = TCP(addr), "at "+addr
 			default:
 				o.Dial, o.Where = USB(o.Bus), "on the box's USB host ports"
+				if o.Input == nil { // AOA HID on the same cable, the shell's input where refused
+					o.Input, o.InputName = &USBInput{Bus: o.Bus, Logger: o.Logger}, AOAInput
+				}
 			}
 			p, err := Open(ctx, o)
 			if err != nil {
