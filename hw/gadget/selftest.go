@@ -52,33 +52,13 @@ type SelfTestOptions struct {
 	Text string
 }
 
-// selftestStep prints one line of the report.
+// selftestStep is the report the gadget's self-test writes, with the
+// clock and writer its steps use.
 type selftestStep struct {
-	w                       io.Writer
-	now                     func() time.Time
-	passed, failed, skipped int
+	phone.SelfTestReport
+	w   io.Writer
+	now func() time.Time
 }
-
-func (s *selftestStep) done(name string, start time.Time, err error, detail string) bool {
-	took := s.now().Sub(start).Round(10 * time.Millisecond)
-	switch {
-	case err == nil:
-		s.passed++
-		fmt.Fprintf(s.w, "ok      %-12s %s (%v)\n", name, detail, took)
-	case errors.Is(err, errSkip):
-		s.skipped++
-		fmt.Fprintf(s.w, "skip    %-12s %s\n", name, detail)
-	default:
-		s.failed++
-		fmt.Fprintf(s.w, "FAIL    %-12s %v\n", name, err)
-	}
-	return err == nil
-}
-
-// look prints what the person should see on the phone or the box.
-func (s *selftestStep) look(what string) { fmt.Fprintf(s.w, "        look for:    %s\n", what) }
-
-var errSkip = errors.New("skipped")
 
 // SelfTest checks the gadget backend step by step for people with
 // hardware and writes a report to w that can be pasted into an issue:
@@ -102,7 +82,7 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	if o.Text == "" {
 		o.Text = "openlolo"
 	}
-	s := &selftestStep{w: w, now: now}
+	s := &selftestStep{SelfTestReport: phone.SelfTestReport{W: w, Now: now}, w: w, now: now}
 	fmt.Fprintf(w, "openlolo selftest --phone gadget --platform %s (openlolo %s, %s/%s, %s)\n", o.Platform, o.Version, runtime.GOOS, runtime.GOARCH, now().UTC().Format(time.RFC3339))
 	if m := boardModel(); m != "" {
 		fmt.Fprintf(w, "board   %s\n", m)
@@ -111,8 +91,7 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	// The box's own parts do not need the phone: they are tested
 	// whatever happened to the USB steps.
 	s.panel(ctx, o)
-	fmt.Fprintf(w, "result: %d ok, %d failed, %d skipped\n", s.passed, s.failed, s.skipped)
-	return s.failed
+	return s.Result()
 }
 
 // phone runs the steps that need the USB gadget and the phone.
@@ -127,14 +106,14 @@ func (s *selftestStep) phone(ctx context.Context, o SelfTestOptions) {
 	if err != nil {
 		err = fmt.Errorf("%s is missing: mount configfs and load libcomposite (modprobe libcomposite); the box's image does both", root)
 	}
-	if !s.done("configfs", t, err, root) {
+	if !s.Done("configfs", t, err, root) {
 		s.skipRest("no configfs")
 		return
 	}
 
 	t = now()
 	udc, err := PickUDC(o.UDCDir, o.UDC)
-	if !s.done("udc", t, err, udc) {
+	if !s.Done("udc", t, err, udc) {
 		s.skipRest("no USB device controller")
 		return
 	}
@@ -142,7 +121,7 @@ func (s *selftestStep) phone(ctx context.Context, o SelfTestOptions) {
 	t = now()
 	p, err := Open(ctx, o.Options)
 	if err != nil {
-		s.done("gadget", t, err, "")
+		s.Done("gadget", t, err, "")
 		s.skipRest("the gadget could not be set up")
 		return
 	}
@@ -152,57 +131,55 @@ func (s *selftestStep) phone(ctx context.Context, o SelfTestOptions) {
 	for _, f := range l.Functions {
 		fns = append(fns, f.Name)
 	}
-	s.done("gadget", t, nil, fmt.Sprintf("bound to %s: %s", udc, strings.Join(fns, ", ")))
+	s.Done("gadget", t, nil, fmt.Sprintf("bound to %s: %s", udc, strings.Join(fns, ", ")))
 
 	t = now()
 	fmt.Fprintf(w, "...     configured   waiting up to %v: connect the phone to the box's USB-C (OTG) port with a data cable and unlock it\n", o.ConfigureWait)
 	err = waitUsable(ctx, p, o.ConfigureWait)
-	if !s.done("configured", t, err, "the phone set the gadget up (UDC state configured)") {
+	if !s.Done("configured", t, err, "the phone set the gadget up (UDC state configured)") {
 		s.skipRest("the phone did not configure the gadget")
 		return
 	}
 
 	t = now()
 	rep, err := p.Type(ctx, o.Text)
-	if s.done("key", t, err, fmt.Sprintf("typed %q (%d reports)", o.Text, rep.Reports)) {
-		s.look(fmt.Sprintf("%q in the phone's focused text field (open Notes or a browser's address bar first)", o.Text))
+	if s.Done("key", t, err, fmt.Sprintf("typed %q (%d reports)", o.Text, rep.Reports)) {
+		s.Look(fmt.Sprintf("%q in the phone's focused text field (open Notes or a browser's address bar first)", o.Text))
 	}
 
 	t = now()
 	rep, err = p.Touch(ctx, phone.Tap(phone.Point{X: .5, Y: .5}, 80*time.Millisecond))
-	if s.done("tap", t, err, fmt.Sprintf("tapped the centre of the screen (%d reports)", rep.Reports)) {
+	if s.Done("tap", t, err, fmt.Sprintf("tapped the centre of the screen (%d reports)", rep.Reports)) {
 		if o.Platform == Android {
-			s.look("a touch at the centre of the screen (Settings › Developer options › Show taps makes it visible)")
+			s.Look("a touch at the centre of the screen (Settings › Developer options › Show taps makes it visible)")
 		} else {
-			s.look("the AssistiveTouch pointer moves to the centre of the screen and clicks (Settings › Accessibility › Touch › AssistiveTouch must be on)")
+			s.Look("the AssistiveTouch pointer moves to the centre of the screen and clicks (Settings › Accessibility › Touch › AssistiveTouch must be on)")
 		}
 	}
 
 	t = now()
 	path, size, err := saveFrame(ctx, p, o.FrameWait, o.OutDir)
-	s.done("capture", t, err, fmt.Sprintf("%dx%d frame saved to %s", size.X, size.Y, path))
+	s.Done("capture", t, err, fmt.Sprintf("%dx%d frame saved to %s", size.X, size.Y, path))
 }
 
 // skipRest marks the phone steps that cannot run.
 func (s *selftestStep) skipRest(why string) {
-	for _, name := range []string{"key", "tap", "capture"} {
-		s.done(name, s.now(), errSkip, why)
-	}
+	s.Skip(why, "key", "tap", "capture")
 }
 
 // panel blinks the LED and waits for the button.
 func (s *selftestStep) panel(ctx context.Context, o SelfTestOptions) {
 	if o.Panel == nil {
-		s.done("led", s.now(), errSkip, "no GPIO panel (--no-gpio)")
-		s.done("button", s.now(), errSkip, "no GPIO panel (--no-gpio)")
+		s.Done("led", s.now(), phone.ErrSkip, "no GPIO panel (--no-gpio)")
+		s.Done("button", s.now(), phone.ErrSkip, "no GPIO panel (--no-gpio)")
 		return
 	}
 	t := s.now()
 	if o.Panel.Blink(ctx, 3*time.Second) {
-		s.done("led", t, nil, "blinked fast for 3 s")
-		s.look("the box's status LED blinking fast, then off")
+		s.Done("led", t, nil, "blinked fast for 3 s")
+		s.Look("the box's status LED blinking fast, then off")
 	} else {
-		s.done("led", t, errors.New("no LED found: wire one to the --gpio-led pin (BCM numbering, high = lit) or pass --no-gpio"), "")
+		s.Done("led", t, errors.New("no LED found: wire one to the --gpio-led pin (BCM numbering, high = lit) or pass --no-gpio"), "")
 	}
 	t = s.now()
 	fmt.Fprintf(s.w, "...     button       press the box's button once (waiting up to %v)\n", o.ButtonWait)
@@ -211,11 +188,11 @@ func (s *selftestStep) panel(ctx context.Context, o SelfTestOptions) {
 	ok, err := o.Panel.WaitPress(bctx)
 	switch {
 	case !ok:
-		s.done("button", t, errors.New("no button found: wire one from the --gpio-button pin to ground (pull-up, pressed = low) or pass --no-gpio"), "")
+		s.Done("button", t, errors.New("no button found: wire one from the --gpio-button pin to ground (pull-up, pressed = low) or pass --no-gpio"), "")
 	case err != nil:
-		s.done("button", t, fmt.Errorf("no press within %v: check the wiring of the --gpio-button pin to ground", o.ButtonWait), "")
+		s.Done("button", t, fmt.Errorf("no press within %v: check the wiring of the --gpio-button pin to ground", o.ButtonWait), "")
 	default:
-		s.done("button", t, nil, "pressed")
+		s.Done("button", t, nil, "pressed")
 	}
 }
 
