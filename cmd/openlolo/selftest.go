@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/openlolo/openlolo/hw/android"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/gadget"
@@ -17,9 +18,10 @@ import (
 // selftest checks a phone attached to this machine step by step and
 // prints a report to paste into an issue.
 func selftest(ctx context.Context, c *Context, args []string) error {
-	fs := flags(c, "selftest", "--phone coredevice --state DIR | --phone gadget [--platform P] [flags]")
-	phone := fs.String("phone", "", "backend to test: coredevice (an iPhone on a USB port) or gadget (the box as the phone's USB keyboard and touch screen, with HDMI capture)")
-	state := fs.String("state", "", "state directory: coredevice keeps pair records in DIR/coredevice and saves the screenshot to DIR; gadget saves the captured frame to DIR (default: the current directory)")
+	fs := flags(c, "selftest", "--phone coredevice --state DIR | --phone android [--adb HOST:PORT] [--state DIR] | --phone gadget [--platform P] [flags]")
+	phone := fs.String("phone", "", "backend to test: coredevice (an iPhone on a USB port), android (an Android phone with USB debugging on a USB host port, or --adb) or gadget (the box as the phone's USB keyboard and touch screen, with HDMI capture)")
+	adbAddr := fs.String("adb", "", "android: the phone's ADB over TCP, HOST:PORT (default: the first phone on a USB host port)")
+	state := fs.String("state", "", "state directory: coredevice keeps pair records in DIR/coredevice and saves the screenshot to DIR; android keeps the box's ADB key in DIR/android and saves the screenshot to DIR; gadget saves the captured frame to DIR (default: the current directory)")
 	socket := fs.String("usbmuxd", "", "coredevice: usbmuxd's socket (default /var/run/usbmuxd)")
 	platform := fs.String("platform", "ios", "gadget: the phone's platform: ios (absolute pointer), ios-relative or android (touchscreen)")
 	udc := fs.String("udc", "", "gadget: USB device controller (default: the first)")
@@ -41,6 +43,14 @@ func selftest(ctx context.Context, c *Context, args []string) error {
 		defer cancel()
 		failed = coredevice.SelfTest(ctx, c.Stdout, coredevice.SelfTestOptions{Socket: *socket, StateDir: *state, Version: version,
 			Mount: coredevice.MountFrom(filepath.Join(*state, "coredevice", "ddi"), ddi.TSS{})})
+	case "android":
+		ctx, cancel := context.WithTimeout(ctx, *timeout)
+		defer cancel()
+		o := android.SelfTestOptions{Options: android.Options{StateDir: *state}, OutDir: *state, Version: version}
+		if *adbAddr != "" {
+			o.Dial, o.Where = android.TCP(*adbAddr), "at "+*adbAddr
+		}
+		failed = android.SelfTest(ctx, c.Stdout, o)
 	case "gadget":
 		if err := g.check(fs); err != nil {
 			return err
@@ -67,7 +77,7 @@ func selftest(ctx context.Context, c *Context, args []string) error {
 		}
 		failed = gadget.SelfTest(ctx, c.Stdout, o)
 	default:
-		return usagef("--phone coredevice or --phone gadget are the backends this self-test knows (got %q)", *phone)
+		return usagef("--phone coredevice, android or gadget are the backends this self-test knows (got %q)", *phone)
 	}
 	if failed > 0 {
 		return &exitError{code: 1, err: quietError{fmt.Errorf("%d steps failed", failed)}}

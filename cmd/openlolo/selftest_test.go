@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/hw/adb/adbtest"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
@@ -87,6 +90,35 @@ func TestSelfTestGadgetHere(t *testing.T) {
 	}
 	if code, _, _ := run(t, "", "selftest", "--phone", "gadget", "--no-gpio", "--gpio-led", "5"); code != 2 {
 		t.Errorf("--no-gpio with --gpio-led: exit %d, want 2", code)
+	}
+}
+
+// TestSelfTestAndroid runs the self-test against the fake Android phone
+// over ADB on TCP: the key's fingerprint, the phone allowing it, a saved
+// screenshot, input by the shell's input command, apps and elements.
+func TestSelfTestAndroid(t *testing.T) {
+	fake := &adbtest.Phone{}
+	dev := &adbtest.Device{Serial: "fake1", Model: "Pixel_7", Handler: fake.Handle, Allow: func(string) bool { return true }}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { dev.Serve(ctx, l); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	state := t.TempDir()
+	code, out, errb := run(t, "", "selftest", "--phone", "android", "--adb", l.Addr().String(), "--state", state)
+	for _, want := range []string{"openlolo selftest --phone android", "fingerprint ", "ok      screenshot", "ok      tap", "ok      elements", "result: 9 ok, 0 failed, 0 skipped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q: exit %d\n%s\n%s", want, code, out, errb)
+		}
+	}
+	if code != 0 || len(fake.Inputs()) < 3 {
+		t.Errorf("exit %d, the phone got %q", code, fake.Inputs())
+	}
+	if _, err := os.Stat(filepath.Join(state, "android", "adbkey")); err != nil {
+		t.Errorf("the box's ADB key is not in the state directory: %v", err)
 	}
 }
 
