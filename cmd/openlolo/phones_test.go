@@ -71,7 +71,7 @@ func TestPhoneFlagHelp(t *testing.T) {
 	t.Parallel()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addPhoneFlags(fs, "sim", phoneBackends())
-	want := "phone backend: android (an Android phone over ADB), coredevice (an iPhone on a USB port, through usbmuxd), gadget (USB gadget + capture), sim (a simulated iPhone) or auto (android if --adb is given or a phone with USB debugging is on a host port, else coredevice if usbmuxd sees an iPhone, else gadget if the board can be one, else sim)"
+	want := "phone backend: android (an Android phone over ADB), coredevice (an iPhone on a USB port), gadget (USB gadget + capture), sim (a simulated iPhone) or auto (android if --adb is given or a phone with USB debugging is on a host port, else coredevice if an iPhone is on a USB port, else gadget if the board can be one, else sim)"
 	if got := fs.Lookup("phone").Usage; got != want {
 		t.Errorf("--phone usage\n%s\nwant\n%s", got, want)
 	}

@@ -22,7 +22,7 @@ func selftest(ctx context.Context, c *Context, args []string) error {
 	phone := fs.String("phone", "", "backend to test: coredevice (an iPhone on a USB port), android (an Android phone with USB debugging on a USB host port, or --adb) or gadget (the box as the phone's USB keyboard and touch screen, with HDMI capture)")
 	adbAddr := fs.String("adb", "", "android: the phone's ADB over TCP, HOST:PORT (default: the first phone on a USB host port)")
 	state := fs.String("state", "", "state directory: coredevice keeps pair records in DIR/coredevice and saves the screenshot to DIR; android keeps the box's ADB key in DIR/android and saves the screenshot to DIR; gadget saves the captured frame to DIR (default: the current directory)")
-	socket := fs.String("usbmuxd", "", "coredevice: usbmuxd's socket (default /var/run/usbmuxd)")
+	socket := fs.String("usbmuxd", "", coredevice.SocketHelp)
 	platform := fs.String("platform", "ios", "gadget: the phone's platform: ios (absolute pointer), ios-relative or android (touchscreen)")
 	udc := fs.String("udc", "", "gadget: USB device controller (default: the first)")
 	video := fs.String("video", "", "gadget: capture device /dev/videoN (default: the first that streams; none: input only)")

@@ -28,7 +28,7 @@ const tunnelMTU = 16000
 // Dialer opens tunnels to iPhones. The zero value is not usable: Mux and
 // Store are needed.
 type Dialer struct {
-	Mux   *usbmux.Client
+	Mux   usbmux.Mux     // usbmuxd's socket, or the box's own usbmux over USB
 	Store lockdown.Store // pair records, in the state directory
 	// Label names us to lockdownd ("" means "openlolo").
 	Label string

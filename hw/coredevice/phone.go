@@ -6,20 +6,22 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
-	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/usb"
 )
 
 // Options configure Open. The zero value of every field is usable.
 type Options struct {
-	Socket   string           // usbmuxd's socket ("" means usbmux.DefaultSocket)
+	// Socket is usbmuxd's socket, for a desktop that runs one; "" means
+	// the box speaks usbmux over its own USB ports (USB).
+	Socket   string
+	USB      usb.Bus          // where iPhones are found without usbmuxd (zero: the system's)
 	StateDir string           // pair records go to StateDir/coredevice
 	Logger   *slog.Logger     // nil: discard
 	Now      func() time.Time // the clock (nil: time.Now)
@@ -128,8 +130,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		o.Now = time.Now
 	}
 	b := &Backend{o: o, log: log}
+	ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	b.dialer = &Dialer{
-		Mux: &usbmux.Client{Socket: o.Socket}, Store: lockdown.Store{Dir: filepath.Join(o.StateDir, "coredevice")}, Now: o.Now,
+		Mux: startMux(ctx, &b.wg, o.Socket, o.USB, o.StateDir, log), Store: lockdown.Store{Dir: recordsDir(o.StateDir)}, Now: o.Now,
 		Trust: func(err error) {
 			if errors.Is(err, lockdown.ErrPasscode) {
 				b.setState(phone.State{Code: api.StatePairing, Problems: phone.ProblemSet(phone.NotTrusted), Reason: "Unlock the iPhone so it can ask to trust this box."}, phone.Detached)
@@ -140,7 +143,6 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	}
 	b.info = phone.Info{Backend: api.BackendCoreDevice, Platform: phone.IOS, Model: "iPhone", Screenshot: true, Can: native}
 	b.state = phone.State{Code: api.StateDetached, Reason: "No iPhone is attached: plug it into the box's USB port with a data cable and unlock it."}
-	ctx, b.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	b.wg.Add(1)
 	go b.run(ctx)
 	return b, nil

@@ -10,19 +10,22 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/hw/usb"
 )
 
 // SelfTestOptions configure SelfTest.
 type SelfTestOptions struct {
-	Socket   string // usbmuxd's socket ("" means usbmux.DefaultSocket)
-	StateDir string // pair records go to StateDir/coredevice (0700; files 0600)
-	OutDir   string // where the screenshot is saved ("" means StateDir)
-	Version  string // the program's version, for the report
+	Socket   string  // usbmuxd's socket; "" means the box's own usbmux over USB
+	USB      usb.Bus // where iPhones are found without usbmuxd (zero: the system's)
+	StateDir string  // pair records go to StateDir/coredevice (0700; files 0600)
+	OutDir   string  // where the screenshot is saved ("" means StateDir)
+	Version  string  // the program's version, for the report
 	// Text is what send_text puts on the clipboard ("" means "héllo ✓ 日本").
 	Text string
 	// LaunchBundle is the app to launch ("" means Notes).
@@ -75,25 +78,30 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 		fmt.Fprintf(w, "result: %d ok, %d failed, %d skipped\n", passed, failed, skipped)
 	}()
 
-	mux := &usbmux.Client{Socket: o.Socket}
+	mctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	mux := startMux(mctx, &wg, o.Socket, o.USB, o.StateDir, nil)
+	name, wait := "usbmuxd", time.Duration(0)
+	if o.Socket == "" {
+		// The box's own usbmux finds the phone at its first look at
+		// the ports; give it a few.
+		name, wait = "usbmux", attachWait
+	}
 	t := now()
-	devs, err := mux.ListDevices(ctx)
+	devs, err := usbDevices(ctx, mux, wait)
 	var dev usbmux.Device
 	if err == nil {
-		var usb []usbmux.Device
-		for _, d := range devs {
-			if d.ConnectionType == "USB" {
-				usb = append(usb, d)
-			}
-		}
-		switch len(usb) {
-		case 0:
+		if len(devs) == 0 {
 			err = errors.New("no iPhone on USB: plug it in with a data cable and unlock it")
-		default:
-			dev = usb[0]
+		} else {
+			dev = devs[0]
 		}
 	}
-	if !step("usbmuxd", t, err, fmt.Sprintf("%d device(s); using %s", len(devs), dev.UDID)) {
+	if !step(name, t, err, fmt.Sprintf("%d device(s); using %s", len(devs), dev.UDID)) {
 		return failed
 	}
 
