@@ -140,11 +140,9 @@ for t in e2fsck resize2fs; do install -m 0755 "$P/sbin/$t" "$R/usr/sbin/$t"; don
 install -m 0755 "$P/usr/bin/tesseract" "$R/usr/bin/tesseract"
 mkdir -p "$R/usr/share/tesseract-ocr/5/tessdata"
 cp "$P/usr/share/tesseract-ocr/5/tessdata/eng.traineddata" "$R/usr/share/tesseract-ocr/5/tessdata/"
-# usbmuxd, for an iPhone on a host port (openlolo serve --phone auto; usr/libexec/openlolo/run-usbmuxd runs it)
-install -m 0755 "$P/usr/sbin/usbmuxd" "$R/usr/sbin/usbmuxd"
 # shared libraries the dynamic tools need, by their DT_NEEDED closure
 libdirs="$P/lib/aarch64-linux-gnu $P/usr/lib/aarch64-linux-gnu"
-queue="$R/usr/sbin/wpa_supplicant $R/usr/sbin/hostapd $R/usr/sbin/iw $R/usr/sbin/e2fsck $R/usr/sbin/resize2fs $R/usr/bin/tesseract $R/usr/sbin/usbmuxd"
+queue="$R/usr/sbin/wpa_supplicant $R/usr/sbin/hostapd $R/usr/sbin/iw $R/usr/sbin/e2fsck $R/usr/sbin/resize2fs $R/usr/bin/tesseract"
 while [ -n "$queue" ]; do
   next=
   for f in $queue; do

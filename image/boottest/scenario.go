@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -174,7 +173,7 @@ func (t *test) firstBoot(ctx context.Context) bool {
 	t.r.check("boot 1: the root filesystem is read-only squashfs", readOnlyRoot(ctx, sh))
 
 	t.r.check("boot 1: the Wi-Fi pieces are on the root (wpa_supplicant runs, brcmfmac and firmware, wifi.txt parses under busybox)", wifiPieces(ctx, sh))
-	t.r.check("boot 1: usbmuxd runs and its socket /var/run/usbmuxd is there (an iPhone on a host port, --phone auto)", usbmuxdRuns(ctx, sh))
+	t.r.check("boot 1: no usbmuxd on the card; the box's own usbmux looks at the USB ports and says no iPhone is there", noIPhone(ctx, sh))
 	t.rss(ctx, sh, "RSS of openlolo serve after boot, idle")
 	console := m.con.value("Setup code:")
 	out, st, err := sh.run(ctx, "cat /boot/openlolo/setup-code.txt")
@@ -456,20 +455,21 @@ func wifiPieces(ctx context.Context, sh shell) error {
 	return nil
 }
 
-// usbmuxdRuns checks that rcS started usbmuxd (Debian's, dynamically
-// linked: its libraries are on the root) and that it listens on the socket
-// openlolo serve --phone auto asks for an iPhone; it waits up to 10 s for a
-// restart in progress. Exactly one usbmuxd runs (run-usbmuxd, its
-// keeper, is named apart so that pidof does not count it).
-func usbmuxdRuns(ctx context.Context, sh shell) error {
-	const cmd = "for i in $(seq 1 20); do p=$(pidof usbmuxd) && [ -S /var/run/usbmuxd ] && break; sleep 0.5; done; " +
-		"echo pid=$p; ls -l /var/run/usbmuxd; tr '\\0' ' ' < /proc/$p/cmdline"
+// noIPhone checks that the card carries no usbmuxd (the box speaks
+// usbmux itself) and that the box's own usbmux, run by selftest on the
+// real image, lists no Apple device under QEMU and says so.
+func noIPhone(ctx context.Context, sh shell) error {
+	const cmd = "if pidof usbmuxd || [ -e /usr/sbin/usbmuxd ]; then echo usbmuxd-present; fi; " +
+		"/usr/bin/openlolo selftest --phone coredevice --state /tmp/selftest-coredevice --timeout 30s 2>&1"
 	out, st, err := sh.run(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	if st != 0 || !regexp.MustCompile(`pid=\d+\n`).MatchString(out) || !strings.Contains(out, "srw") || !strings.Contains(out, "usbmuxd -f") {
-		return fmt.Errorf("usbmuxd: status %d, %q: want a usbmuxd -f process and a socket at /var/run/usbmuxd", st, out)
+	if strings.Contains(out, "usbmuxd-present") {
+		return fmt.Errorf("usbmuxd is on the card or running: %q", out)
+	}
+	if st != 1 || !strings.Contains(out, "FAIL    usbmux           no iPhone on USB") {
+		return fmt.Errorf("selftest --phone coredevice: status %d, %q: want exit 1 and \"no iPhone on USB\" from the box's own usbmux", st, out)
 	}
 	return nil
 }
