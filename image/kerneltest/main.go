@@ -55,6 +55,8 @@ var expected = []string{
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
 	"usb-claim-detaches-driver", "usb-fake-android", "usb-watch-arrival", "usb-open", "usb-control-get-protocol", "usb-control-stall", "usb-control-out",
 	"usb-bulk-deadline", "adb-usb-connect", "adb-usb-shell", "adb-usb-screencap", "usb-device-gone",
+	"usbmux-fake-iphone", "usbmux-attach", "usbmux-connect-lockdown", "usbmux-lockdown-querytype", "usbmux-lockdown-pair",
+	"usbmux-lockdown-tls", "usbmux-service-start", "usbmux-device-gone",
 }
 
 func main() {

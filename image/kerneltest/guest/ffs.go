@@ -36,11 +36,26 @@ const (
 	ffsEventSize          = 12
 )
 
+// fakeSpec is who a fake phone says it is on the bus, and its one
+// interface's class, subclass and protocol.
+type fakeSpec struct {
+	name                        string // the gadget's and FunctionFS's name
+	vendor, product             uint16
+	serial, manufacturer, model string
+	class, subClass, protocol   uint8
+	iface                       string // the interface's string
+}
+
+// androidSpec is the fake Android phone: ADB's interface, ff/42/01.
+var androidSpec = fakeSpec{name: "adb", vendor: fakeVendor, product: fakeProduct, serial: fakeSerial,
+	manufacturer: "Google", model: "Fake Pixel", class: adbusb.Class, subClass: adbusb.SubClass, protocol: adbusb.Protocol, iface: "ADB Interface"}
+
 // fakeAndroid is a phone on the other end of dummy_hcd: a configfs
-// gadget with one FunctionFS function whose interface is ADB's
-// (ff/42/01, a bulk IN and a bulk OUT endpoint), served by adbtest.
+// gadget with one FunctionFS function whose interface has a bulk IN and
+// a bulk OUT endpoint (ADB's, served by adbtest, or usbmux's).
 type fakeAndroid struct {
 	gadget, mount string
+	function      string // "ffs.<name>"
 	ep0, ep1, ep2 int
 	mu            sync.Mutex
 	requests      []string // control requests seen on ep0
@@ -50,9 +65,9 @@ type fakeAndroid struct {
 // ffsDescriptors builds the v2 descriptors blob for ep0: the interface
 // and its two bulk endpoints at full and high speed, and the flag that
 // routes vendor requests for the device to ep0.
-func ffsDescriptors() []byte {
+func ffsDescriptors(spec fakeSpec) []byte {
 	speed := func(maxPacket uint16) []byte {
-		b := []byte{9, 4, 0, 0, 2, adbusb.Class, adbusb.SubClass, adbusb.Protocol, 1}
+		b := []byte{9, 4, 0, 0, 2, spec.class, spec.subClass, spec.protocol, 1}
 		for _, addr := range []byte{0x81, 0x02} { // ep1 IN, ep2 OUT
 			b = append(b, 7, 5, addr, 2)
 			b = binary.LittleEndian.AppendUint16(b, maxPacket)
@@ -69,8 +84,8 @@ func ffsDescriptors() []byte {
 	return append(append(b, fs...), hs...)
 }
 
-func ffsStrings() []byte {
-	str := "ADB Interface\x00"
+func ffsStrings(spec fakeSpec) []byte {
+	str := spec.iface + "\x00"
 	b := binary.LittleEndian.AppendUint32(nil, ffsStringsMagic)
 	b = binary.LittleEndian.AppendUint32(b, uint32(16+2+len(str)))
 	b = binary.LittleEndian.AppendUint32(b, 1) // strings
@@ -96,21 +111,42 @@ func freeUDC() error {
 // startFakeAndroid sets the gadget up, binds it to dummy_udc and serves
 // dev on it until ctx ends or the gadget is unbound.
 func startFakeAndroid(ctx context.Context, dev *adbtest.Device) (*fakeAndroid, error) {
+	f, err := startFake(androidSpec)
+	if err != nil {
+		return nil, err
+	}
+	rw := adbusb.NewTransport(adbusb.Pipe{
+		In:          f.In,
+		Out:         f.Out,
+		MaxPacket:   512,
+		MaxTransfer: 16 << 10,
+	})
+	go func() {
+		defer close(f.done)
+		dev.ServeConn(ctx, rw)
+	}()
+	return f, nil
+}
+
+// startFake sets a gadget up as spec says and binds it to dummy_udc;
+// the caller serves its bulk endpoints (In, Out).
+func startFake(spec fakeSpec) (*fakeAndroid, error) {
 	if err := freeUDC(); err != nil {
 		return nil, err
 	}
-	f := &fakeAndroid{gadget: "/sys/kernel/config/usb_gadget/fakeandroid", mount: "/dev/usb-ffs/adb", ep0: -1, ep1: -1, ep2: -1, done: make(chan struct{})}
+	f := &fakeAndroid{gadget: "/sys/kernel/config/usb_gadget/fake" + spec.name, mount: "/dev/usb-ffs/" + spec.name, function: "ffs." + spec.name,
+		ep0: -1, ep1: -1, ep2: -1, done: make(chan struct{})}
 	g := f.gadget
 	steps := []struct{ path, value string }{
 		{g, ""},
-		{g + "/idVendor", fmt.Sprintf("0x%04x", fakeVendor)},
-		{g + "/idProduct", fmt.Sprintf("0x%04x", fakeProduct)},
+		{g + "/idVendor", fmt.Sprintf("0x%04x", spec.vendor)},
+		{g + "/idProduct", fmt.Sprintf("0x%04x", spec.product)},
 		{g + "/strings/0x409", ""},
-		{g + "/strings/0x409/serialnumber", fakeSerial},
-		{g + "/strings/0x409/manufacturer", "Google"},
-		{g + "/strings/0x409/product", "Fake Pixel"},
+		{g + "/strings/0x409/serialnumber", spec.serial},
+		{g + "/strings/0x409/manufacturer", spec.manufacturer},
+		{g + "/strings/0x409/product", spec.model},
 		{g + "/configs/c.1", ""},
-		{g + "/functions/ffs.adb", ""},
+		{g + "/functions/" + f.function, ""},
 	}
 	for _, s := range steps {
 		var err error
@@ -124,11 +160,11 @@ func startFakeAndroid(ctx context.Context, dev *adbtest.Device) (*fakeAndroid, e
 			return nil, fmt.Errorf("gadget %s: %w", s.path, err)
 		}
 	}
-	if err := os.Symlink(g+"/functions/ffs.adb", g+"/configs/c.1/ffs.adb"); err != nil {
+	if err := os.Symlink(g+"/functions/"+f.function, g+"/configs/c.1/"+f.function); err != nil {
 		f.close()
 		return nil, fmt.Errorf("gadget link: %w", err)
 	}
-	if err := f.open(); err != nil {
+	if err := f.open(spec); err != nil {
 		f.close()
 		return nil, err
 	}
@@ -137,33 +173,32 @@ func startFakeAndroid(ctx context.Context, dev *adbtest.Device) (*fakeAndroid, e
 		return nil, fmt.Errorf("bind dummy_udc.0: %w", err)
 	}
 	go f.control()
-	rw := adbusb.NewTransport(adbusb.Pipe{
-		In:          func(_ context.Context, b []byte) (int, error) { return retryRead(f.ep2, b) },
-		Out:         func(_ context.Context, b []byte) (int, error) { return retryWrite(f.ep1, b) },
-		MaxPacket:   512,
-		MaxTransfer: 16 << 10,
-	})
-	go func() {
-		defer close(f.done)
-		dev.ServeConn(ctx, rw)
-	}()
 	return f, nil
 }
 
+// In reads what the host sent on the bulk OUT endpoint.
+func (f *fakeAndroid) In(_ context.Context, b []byte) (int, error) { return retryRead(f.ep2, b) }
+
+// Out writes to the bulk IN endpoint for the host.
+func (f *fakeAndroid) Out(_ context.Context, b []byte) (int, error) { return retryWrite(f.ep1, b) }
+
+// Close unplugs the phone: its reads and writes fail.
+func (f *fakeAndroid) Close() error { return f.unplug() }
+
 // open mounts FunctionFS, writes ep0's descriptors and strings and opens
 // the bulk endpoints' files.
-func (f *fakeAndroid) open() error {
+func (f *fakeAndroid) open(spec fakeSpec) error {
 	if err := os.MkdirAll(f.mount, 0o755); err != nil {
 		return err
 	}
-	if err := unix.Mount("adb", f.mount, "functionfs", 0, ""); err != nil {
+	if err := unix.Mount(spec.name, f.mount, "functionfs", 0, ""); err != nil {
 		return fmt.Errorf("mount functionfs: %w", err)
 	}
 	var err error
 	if f.ep0, err = unix.Open(f.mount+"/ep0", unix.O_RDWR, 0); err != nil {
 		return fmt.Errorf("open ep0: %w", err)
 	}
-	for _, b := range [][]byte{ffsDescriptors(), ffsStrings()} {
+	for _, b := range [][]byte{ffsDescriptors(spec), ffsStrings(spec)} {
 		if _, err := unix.Write(f.ep0, b); err != nil {
 			return fmt.Errorf("ep0 descriptors: %w", err)
 		}
@@ -237,8 +272,8 @@ func (f *fakeAndroid) close() {
 	}
 	unix.Unmount(f.mount, 0)
 	g := f.gadget
-	os.Remove(g + "/configs/c.1/ffs.adb")
-	for _, d := range []string{g + "/configs/c.1", g + "/functions/ffs.adb", g + "/strings/0x409", g} {
+	os.Remove(g + "/configs/c.1/" + f.function)
+	for _, d := range []string{g + "/configs/c.1", g + "/functions/" + f.function, g + "/strings/0x409", g} {
 		os.Remove(d)
 	}
 }

@@ -56,6 +56,7 @@ func main() {
 	s.selftestCheck(ctx, out)
 	s.captureChecks(ctx, out)
 	s.adbUSBChecks(ctx)
+	s.iPhoneUSBChecks(ctx)
 
 	if err := writeTar("/dev/vda", out); err != nil {
 		s.report("export", false, "%v", err)
