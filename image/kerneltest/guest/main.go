@@ -3,8 +3,9 @@
 // the gadget's hidg writers, reads what the same kernel's host side makes
 // of it from /dev/input/event*, captures a frame from vivid with
 // hw/capture, drives a fake Android phone (FunctionFS on the same
-// dummy_udc) as a USB host with hw/usb and ADB over usbdevfs, and
-// prints one "RESULT <name> PASS|FAIL <detail>" line per check. Files
+// dummy_udc) as a USB host with hw/usb and ADB over usbdevfs, reaches a
+// fake iPhone's lockdownd (FunctionFS again) with the box's own usbmux,
+// and prints one "RESULT <name> PASS|FAIL <detail>" line per check. Files
 // for the host go to /dev/vda as a tar stream.
 package main
 
