@@ -61,7 +61,7 @@ func TestWatchUSB(t *testing.T) {
 		notApple.Vendor = 0x18d1
 		keyboard := iPhone("1-3", 5, "K")
 		keyboard.Configs = keyboard.Configs[:1]
-		writeTree(t, root, iPhone("1-1", 3, udid), notApple, keyboard, iPhone("1-4", 6, "BROKEN"))
+		writeTree(t, root, iPhone("1-1", 3, udid), notApple, keyboard, iPhone("1-4", 6, "BROKEN"), iPhone("1-5", 7, "SILENT"))
 
 		var mu sync.Mutex
 		var claimed []string
@@ -69,8 +69,13 @@ func TestWatchUSB(t *testing.T) {
 			mu.Lock()
 			claimed = append(claimed, d.Name)
 			mu.Unlock()
-			if d.Serial == "BROKEN" {
+			switch d.Serial {
+			case "BROKEN":
 				return nil, 0, errors.New("busy")
+			case "SILENT": // gone before the version exchange
+				link := muxusbtest.NewLink(512)
+				link.Unplug()
+				return link.Host(), 512, nil
 			}
 			phone := &muxusbtest.Phone{Connect: func(port uint16) func(net.Conn) {
 				if port == lockdown.Port {
@@ -95,8 +100,8 @@ func TestWatchUSB(t *testing.T) {
 			t.Fatalf("devices %+v; want %+v", devs, want)
 		}
 		mu.Lock()
-		if got := strings.Join(claimed, " "); got != "1-1 1-4" {
-			t.Errorf("claimed %s; want only the Apple devices with a usbmux interface (1-1 1-4)", got)
+		if got := strings.Join(claimed, " "); got != "1-1 1-4 1-5" {
+			t.Errorf("claimed %s; want only the Apple devices with a usbmux interface (1-1 1-4 1-5)", got)
 		}
 		mu.Unlock()
 
