@@ -54,7 +54,7 @@ var expected = []string{
 	"gadget-teardown", "selftest-gadget",
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
 	"usb-claim-detaches-driver", "usb-fake-android", "usb-watch-arrival", "usb-open", "usb-control-get-protocol", "usb-control-stall", "usb-control-out",
-	"usb-bulk-deadline", "adb-usb-connect", "adb-usb-shell", "adb-usb-screencap", "usb-device-gone",
+	"usb-bulk-deadline", "adb-usb-connect", "adb-usb-shell", "adb-usb-screencap", "aoa-usb-tap", "aoa-usb-adb-alive", "usb-device-gone",
 	"usbmux-fake-iphone", "usbmux-attach", "usbmux-connect-lockdown", "usbmux-lockdown-querytype", "usbmux-lockdown-pair",
 	"usbmux-lockdown-tls", "usbmux-service-start", "usbmux-device-gone",
 }

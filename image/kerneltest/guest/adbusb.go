@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +16,11 @@ import (
 	"github.com/openlolo/openlolo/hw/adb"
 	"github.com/openlolo/openlolo/hw/adb/adbtest"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
+	"github.com/openlolo/openlolo/hw/android"
 	"github.com/openlolo/openlolo/hw/aoa"
+	"github.com/openlolo/openlolo/hw/aoa/aoatest"
+	"github.com/openlolo/openlolo/hw/hid"
+	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
 )
 
@@ -59,11 +64,11 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 	defer cancel()
 	watch := usb.Bus{}.Watch(ctx, 20*time.Millisecond, nil)
 	start := time.Now()
-	phone, err := startFakeAndroid(ctx, dev)
+	fake, err := startFakeAndroid(ctx, dev)
 	if !s.report("usb-fake-android", err == nil, "%s", errOr(err, "FunctionFS gadget ff/42/01 bound to dummy_udc.0")) {
 		return
 	}
-	defer phone.close()
+	defer fake.close()
 
 	// Hot-plug: the phone arrives, with its ADB interface parsed from
 	// sysfs's descriptors.
@@ -88,8 +93,8 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 	s.report("usb-control-stall", errors.Is(err, usb.ErrStall), "unknown request: %v", err)
 	n, err := d.Control(ctx, aoa.RequestOut, aoa.SendString, 0, 0, []byte("openlolo\x00"))
 	want := `40/52 "openlolo\x00"`
-	seen := phone.seen()
-	for deadline := time.Now().Add(time.Second); !slices.Contains(seen, want) && time.Now().Before(deadline); seen = phone.seen() {
+	seen := fake.seen()
+	for deadline := time.Now().Add(time.Second); !slices.Contains(seen, want) && time.Now().Before(deadline); seen = fake.seen() {
 		time.Sleep(10 * time.Millisecond) // the fake records after it acknowledged
 	}
 	s.report("usb-control-out", err == nil && n == 9 && slices.Contains(seen, want),
@@ -133,9 +138,15 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 		"%d bytes (want %d) in %v, %.1f MB/s %s", len(got), len(screen), took.Round(time.Millisecond),
 		float64(len(got))/took.Seconds()/1e6, errOr(err, ""))
 
+	// AOA HID on the same cable while ADB stays connected: the Android
+	// backend's USB input registers the box's HID devices on the phone's
+	// accessory function and taps; the phone decodes the touch reports,
+	// and ADB still answers afterwards.
+	s.aoaTap(ctx, fake, conn)
+
 	// Unplugged: the connection ends with ErrDeviceGone and the watch
 	// reports the departure.
-	err = phone.unplug()
+	err = fake.unplug()
 	var left usb.DeviceInfo
 	if err == nil {
 		left, err = waitPhone(ctx, watch, false, 10*time.Second)
@@ -198,4 +209,26 @@ func (s *suite) claimDetaches(ctx context.Context) {
 	after := driver()
 	s.report("usb-claim-detaches-driver", err == nil && before == "usbhid" && after == "usbfs",
 		"%s interface %d: driver %s, then %s after Claim %s", box.Path, ifKeyboard, before, after, errOr(err, "ok"))
+}
+
+// aoaTap taps through android.USBInput (AOA over hw/usb's control
+// transfers) and checks the position the fake phone decoded.
+func (s *suite) aoaTap(ctx context.Context, fake *fakeAndroid, conn *adb.Conn) {
+	in := &android.USBInput{}
+	defer in.Close()
+	t0 := time.Now()
+	_, err := in.Touch(ctx, phone.Tap(phone.Point{X: 0.25, Y: 0.75}, phone.TapHold))
+	took := time.Since(t0)
+	var x, y float64
+	touches, terr := fake.aoa.Touches(aoa.ID(hid.KindTouch))
+	down := slices.IndexFunc(touches, func(t aoatest.Touch) bool { return t.Contact })
+	if down >= 0 {
+		x, y = float64(touches[down].X)/hid.MaxCoord, float64(touches[down].Y)/hid.MaxCoord
+	}
+	lifted := len(touches) > 0 && !touches[len(touches)-1].Contact
+	ok := err == nil && terr == nil && down >= 0 && lifted && math.Abs(x-0.25) < 0.01 && math.Abs(y-0.75) < 0.01
+	s.report("aoa-usb-tap", ok, "tap over AOA HID (open and tap) in %v: the phone decoded contact at %.4f,%.4f, lifted %v %s %v",
+		took.Round(time.Millisecond), x, y, lifted, errOr(err, ""), errOr(terr, ""))
+	res, err := conn.Shell(ctx, "getprop ro.serialno")
+	s.report("aoa-usb-adb-alive", err == nil && res.ExitCode == 0, "ADB after AOA: %q %s", res.Stdout, errOr(err, "ok"))
 }

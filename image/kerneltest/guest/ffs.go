@@ -16,6 +16,7 @@ import (
 	"github.com/openlolo/openlolo/hw/adb/adbtest"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
 	"github.com/openlolo/openlolo/hw/aoa"
+	"github.com/openlolo/openlolo/hw/aoa/aoatest"
 )
 
 // The fake Android phone's identity on the bus.
@@ -59,6 +60,10 @@ type fakeAndroid struct {
 	ep0, ep1, ep2 int
 	mu            sync.Mutex
 	requests      []string // control requests seen on ep0
+	// aoa is the phone's accessory function: AOA's vendor requests on
+	// ep0 go to it, which keeps the HID devices the box registers and
+	// decodes their reports.
+	aoa aoatest.Phone
 	done          chan struct{}
 }
 
@@ -212,10 +217,12 @@ func (f *fakeAndroid) open(spec fakeSpec) error {
 	return nil
 }
 
-// control answers ep0's events: GET_PROTOCOL with AOA version 2,
-// vendor requests from the host with data (AOA's SEND_STRING,
-// REGISTER_HID, SEND_HID_EVENT, ...) are read and acknowledged; other
-// requests that ask for data stall. Every request is recorded.
+// control answers ep0's events: AOA's vendor requests go to the fake
+// accessory function (hw/aoa/aoatest: GET_PROTOCOL answers version 2,
+// REGISTER_HID, SET_HID_REPORT_DESC and SEND_HID_EVENT keep HID devices
+// and their reports); what it refuses stalls where the request allows
+// (an IN request, or an OUT request without data). Other requests that
+// ask for data stall. Every request is recorded.
 func (f *fakeAndroid) control() {
 	buf := make([]byte, 4*ffsEventSize)
 	for {
@@ -227,18 +234,30 @@ func (f *fakeAndroid) control() {
 			if ev[8] != ffsEventSetup {
 				continue
 			}
-			reqType, req := ev[0], ev[1]
-			length := binary.LittleEndian.Uint16(ev[6:])
-			seen := fmt.Sprintf("%02x/%d", reqType, req)
+			s := aoa.Setup{RequestType: ev[0], Request: ev[1], Value: binary.LittleEndian.Uint16(ev[2:]),
+				Index: binary.LittleEndian.Uint16(ev[4:]), Length: binary.LittleEndian.Uint16(ev[6:])}
+			seen := fmt.Sprintf("%02x/%d", s.RequestType, s.Request)
 			switch {
-			case reqType == aoa.RequestIn && req == aoa.GetProtocol: // AOA v2, as a phone with HID support
-				unix.Write(f.ep0, binary.LittleEndian.AppendUint16(nil, aoa.HIDProtocol)[:min(2, length)])
-			case reqType&0x80 != 0:
-				unix.Read(f.ep0, nil) // the wrong direction stalls
-			case reqType == aoa.RequestOut: // vendor, host to device
-				data := make([]byte, length)
+			case s.RequestType == aoa.RequestIn:
+				if reply, err := f.aoa.Handle(s, nil); err == nil {
+					unix.Write(f.ep0, reply)
+				} else {
+					unix.Read(f.ep0, nil) // the wrong direction stalls
+				}
+			case s.RequestType&0x80 != 0:
+				unix.Read(f.ep0, nil)
+			case s.RequestType == aoa.RequestOut && s.Length == 0:
+				if _, err := f.aoa.Handle(s, nil); err == nil {
+					unix.Read(f.ep0, nil) // the status stage
+				} else {
+					unix.Write(f.ep0, nil)
+				}
+			case s.RequestType == aoa.RequestOut: // with data: read (and acknowledged) first
+				data := make([]byte, s.Length)
 				n, _ := retryRead(f.ep0, data)
-				seen += fmt.Sprintf(" %q", data[:max(n, 0)])
+				data = data[:max(n, 0)]
+				seen += fmt.Sprintf(" %q", data)
+				f.aoa.Handle(s, data)
 			default:
 				unix.Write(f.ep0, nil)
 			}
