@@ -63,8 +63,8 @@ type fakeAndroid struct {
 	// aoa is the phone's accessory function: AOA's vendor requests on
 	// ep0 go to it, which keeps the HID devices the box registers and
 	// decodes their reports.
-	aoa aoatest.Phone
-	done          chan struct{}
+	aoa  aoatest.Phone
+	done chan struct{}
 }
 
 // ffsDescriptors builds the v2 descriptors blob for ep0: the interface
