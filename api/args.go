@@ -10,23 +10,25 @@ import (
 // pointers, so that left out (the default applies) differs from zero;
 // [BoundOf] gives each one's range and default.
 
-// StatusArgs are openlolo_status's arguments: none.
-type StatusArgs struct{}
+// StatusArgs are openlolo_status's arguments: the phone alone.
+type StatusArgs struct{ PhoneArg }
 
-// CapabilitiesArgs are openlolo_capabilities's arguments: none.
-type CapabilitiesArgs struct{}
+// CapabilitiesArgs are openlolo_capabilities's arguments: the phone alone.
+type CapabilitiesArgs struct{ PhoneArg }
 
-// DeviceInfoArgs are openlolo_device_info's arguments: none.
-type DeviceInfoArgs struct{}
+// DeviceInfoArgs are openlolo_device_info's arguments: the phone alone.
+type DeviceInfoArgs struct{ PhoneArg }
 
 // ScreenshotArgs are openlolo_screenshot's arguments.
 type ScreenshotArgs struct {
+	PhoneArg
 	Format  ImageFormat `json:"format,omitempty" desc:"Image format."`
 	MaxSize *int        `json:"max_size,omitempty" desc:"Longest side of the returned image in pixels."`
 }
 
 // AppsArgs are openlolo_apps's arguments.
 type AppsArgs struct {
+	PhoneArg
 	Query string `json:"query,omitempty" desc:"Part of an app's name or bundle id; empty lists all."`
 	// IncludeHidden is accepted for the Python box's clients; this box's
 	// catalog has no hidden apps.
@@ -35,11 +37,13 @@ type AppsArgs struct {
 
 // FindTextArgs are openlolo_find_text's arguments.
 type FindTextArgs struct {
+	PhoneArg
 	Query string `json:"query,omitempty" desc:"Text to find (case-insensitive, runs of spaces count as one); empty lists every line of text top to bottom."`
 }
 
 // ElementsArgs are openlolo_elements's arguments.
 type ElementsArgs struct {
+	PhoneArg
 	Query         string `json:"query,omitempty" desc:"Only elements whose text, label or identifier contains it (case-insensitive, runs of spaces count as one); empty lists all."`
 	ClickableOnly *bool  `json:"clickable_only,omitempty" desc:"Only elements that react to a tap."`
 	Limit         *int   `json:"limit,omitempty" desc:"Most elements in this answer; next_cursor pages on."`
@@ -60,11 +64,13 @@ type WatchArgs struct {
 
 // PauseArgs are openlolo_pause's arguments.
 type PauseArgs struct {
+	PhoneArg
 	OperationID string `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
 }
 
 // ControlArgs are openlolo_control's arguments.
 type ControlArgs struct {
+	PhoneArg
 	Command     Command `json:"command" desc:"What to do."`
 	OperationID string  `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
 }
@@ -97,6 +103,7 @@ type FrameArgs struct {
 
 // TapArgs are openlolo_tap's arguments.
 type TapArgs struct {
+	PhoneArg
 	FrameArgs
 	InputOptions
 	Element string `json:"element,omitempty" desc:"In place of x and y: an element id from openlolo_elements for this frame; the tap lands on its centre."`
@@ -104,6 +111,7 @@ type TapArgs struct {
 
 // LongPressArgs are openlolo_long_press's arguments.
 type LongPressArgs struct {
+	PhoneArg
 	FrameArgs
 	InputOptions
 	Seconds *float64 `json:"seconds,omitempty" desc:"How long to hold."`
@@ -112,6 +120,7 @@ type LongPressArgs struct {
 
 // SwipeArgs are openlolo_swipe's arguments.
 type SwipeArgs struct {
+	PhoneArg
 	FrameArgs
 	InputOptions
 	X2      *float64 `json:"x2" desc:"End x as a fraction of the width."`
@@ -122,6 +131,7 @@ type SwipeArgs struct {
 
 // TypeTextArgs are openlolo_type_text's arguments.
 type TypeTextArgs struct {
+	PhoneArg
 	InputOptions
 	Text *string `json:"text" desc:"The text to type."`
 	// FrameID, GeometryEpoch and Element name a text field to tap (focus)
@@ -133,6 +143,7 @@ type TypeTextArgs struct {
 
 // KeyArgs are openlolo_key's arguments.
 type KeyArgs struct {
+	PhoneArg
 	InputOptions
 	Key       KeyName    `json:"key" desc:"The key."`
 	Modifiers []Modifier `json:"modifiers,omitempty" desc:"Modifiers held during the key."`
@@ -140,18 +151,21 @@ type KeyArgs struct {
 
 // ShortcutArgs are openlolo_shortcut's arguments.
 type ShortcutArgs struct {
+	PhoneArg
 	InputOptions
 	Shortcut Shortcut `json:"shortcut" desc:"The shortcut; openlolo_capabilities lists the phone's (iOS: home, spotlight, select_all, copy, paste, undo, app_switcher; Android: home, back, recents, notifications)."`
 }
 
 // ButtonArgs are openlolo_button's arguments.
 type ButtonArgs struct {
+	PhoneArg
 	InputOptions
 	Button Button `json:"button" desc:"The button."`
 }
 
 // LaunchAppArgs are openlolo_launch_app's arguments.
 type LaunchAppArgs struct {
+	PhoneArg
 	InputOptions
 	BundleID string `json:"bundle_id,omitempty" desc:"The app's bundle id (e.g. com.apple.mobilenotes) or its name (Notes)."`
 	Name     string `json:"name,omitempty" desc:"The app's name, when bundle_id is not given."`
@@ -159,6 +173,7 @@ type LaunchAppArgs struct {
 
 // OpenURLArgs are openlolo_open_url's arguments.
 type OpenURLArgs struct {
+	PhoneArg
 	InputOptions
 	URL      string `json:"url" desc:"Absolute http(s) URL."`
 	BundleID string `json:"bundle_id,omitempty" desc:"Ignored for http(s) URLs (they open in Safari)."`
@@ -166,6 +181,7 @@ type OpenURLArgs struct {
 
 // FullPageArgs are openlolo_full_page's arguments.
 type FullPageArgs struct {
+	PhoneArg
 	OperationID string      `json:"operation_id,omitempty" desc:"Optional: a fresh UUID per intended action; send the same one only to retry the identical call after a dropped connection. The box runs each id at most once."`
 	MaxPages    *int        `json:"max_pages,omitempty" desc:"Most pages to capture (the first is the screen as it is)."`
 	Output      PageOutput  `json:"output,omitempty" desc:"pages: one image per page; stitched: one tall image of the whole page; both."`
@@ -176,12 +192,13 @@ type FullPageArgs struct {
 
 // SendTextArgs are openlolo_send_text's arguments.
 type SendTextArgs struct {
+	PhoneArg
 	InputOptions
 	Text *string `json:"text" desc:"The text to paste: any Unicode, newlines included."`
 }
 
-// ClipboardArgs are openlolo_clipboard's arguments: none.
-type ClipboardArgs struct{}
+// ClipboardArgs are openlolo_clipboard's arguments: the phone alone.
+type ClipboardArgs struct{ PhoneArg }
 
 // Epoch is a geometry_epoch. The box sends it as a string; a client may
 // send the string or the number.
@@ -206,3 +223,17 @@ func (e *Epoch) UnmarshalJSON(b []byte) error {
 
 // schemaTypes gives geometry_epoch's JSON types.
 func (Epoch) schemaTypes() []string { return []string{"string", "integer"} }
+
+// PhoneArg is the member every phone tool takes: which of the box's
+// phones the call is for. A box with one phone takes it left out; a box
+// with several answers PHONE_REQUIRED without it.
+type PhoneArg struct {
+	Phone string `json:"phone,omitempty" desc:"The phone's id (openlolo_phones lists them); may be left out when the box has one phone."`
+}
+
+// PhoneID returns the phone the call names ("" none): promoted to every
+// phone tool's arguments.
+func (p PhoneArg) PhoneID() string { return p.Phone }
+
+// PhonesArgs are openlolo_phones's arguments: none.
+type PhonesArgs struct{}

@@ -48,6 +48,7 @@ const (
 	CodeLinkParams        Code = "LINK_PARAMS"       // a deep link's parameter is missing, unknown or of the wrong type
 	CodeAskDenied         Code = "ASK_DENIED"        // the owner denied the ask this call waited for
 	CodeAskExpired        Code = "ASK_EXPIRED"       // nobody decided the ask in time, or the retry came too late
+	CodePhoneRequired     Code = "PHONE_REQUIRED"    // the box has several phones and the call named none (or none of them)
 )
 
 // Codes lists every stable error code, in the order the contract gives
@@ -58,7 +59,7 @@ func Codes() []Code {
 		CodeQueueFull, CodePhoneUnavailable, CodeCaptureFailed, CodeInputFailed, CodeUnsupported,
 		CodeUnsupportedText, CodeUnsupportedKey, CodeUnsupportedButton, CodeAppNotFound, CodeCursorExpired,
 		CodeInternal, CodeCancelled, CodeGrantRevoked,
-		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams, CodeAskDenied, CodeAskExpired}
+		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams, CodeAskDenied, CodeAskExpired, CodePhoneRequired}
 }
 
 // Error is the error object of a failed answer.
@@ -129,6 +130,8 @@ func (c Code) Guide() (retryable bool, steps []string) {
 		return false, []string{"openlolo_app_profile gives each parameter's type, pattern or values and whether it is required; fix params and call again"}
 	case CodeAskDenied:
 		return false, []string{"the owner said no to this action; do not send it again, choose another way or ask the owner"}
+	case CodePhoneRequired:
+		return false, []string{"name the phone: openlolo_phones lists the box's phones; pass one's id as phone"}
 	case CodeAskExpired:
 		return false, []string{"send the call again with a fresh operation_id to ask the owner again (ask.url is the page where they decide)"}
 	}

@@ -108,6 +108,7 @@ type AppProfileResult struct {
 
 // OpenLinkArgs are openlolo_open_link's arguments.
 type OpenLinkArgs struct {
+	PhoneArg
 	InputOptions
 	BundleID string `json:"bundle_id" desc:"The app whose profile has the link (openlolo_app_profiles lists them)."`
 	Link     string `json:"link" desc:"The deep link's name, as openlolo_app_profile lists it."`

@@ -311,3 +311,20 @@ type LaunchAppResult struct {
 	InputResult
 	App *App `json:"app,omitempty" desc:"The app that was opened."`
 }
+
+// PhonesResult is openlolo_phones's result.
+type PhonesResult struct {
+	Phones []PhoneEntry `json:"phones"`
+}
+
+// PhoneEntry is one phone of the box as openlolo_phones lists it.
+type PhoneEntry struct {
+	ID       string     `json:"id" desc:"The phone's stable id: the phone argument of every phone tool."`
+	Name     string     `json:"name"`
+	Platform Platform   `json:"platform"`
+	Backend  Backend    `json:"backend"`
+	State    PhoneState `json:"state"`
+	Problems []Problem  `json:"problems"`
+	Control  Lease      `json:"control"`
+	Paused   bool       `json:"paused"`
+}

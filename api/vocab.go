@@ -37,6 +37,7 @@ const (
 	ToolSendText        Tool = "openlolo_send_text"
 	ToolClipboard       Tool = "openlolo_clipboard"
 	ToolElements        Tool = "openlolo_elements"
+	ToolPhones          Tool = "openlolo_phones"
 )
 
 // Scope is an OAuth scope a grant carries.

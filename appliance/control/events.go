@@ -109,7 +109,6 @@ func (s *Service) writeEvents(ctx context.Context) {
 // follow turns the phone's events (evs, from its Subscribe) into watch events (frames coalesced)
 // and lapses the lease on time, until ctx ends.
 func (s *Service) follow(ctx context.Context, evs <-chan phone.Event) {
-	go s.writeEvents(ctx)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var lastFrame time.Time

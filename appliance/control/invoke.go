@@ -91,6 +91,7 @@ func verbs() map[api.Tool]verb {
 		api.ToolSendText:        verbOf((*Service).SendText, mutates),
 		api.ToolClipboard:       verbOf((*Service).Clipboard, read),
 		api.ToolElements:        verbOf((*Service).Elements, read),
+		api.ToolPhones:          verbOf((*Service).Phones, read),
 	}
 }
 
@@ -138,6 +139,10 @@ func (s *Service) answer(ctx context.Context, req Request) Invoked {
 		return refuse(api.Errorf(api.CodeInternal, "%s was called with %T, not %s", req.Tool, req.Args, v.args))
 	}
 	args := req.Args
+	s, e := s.view(req.Tool, args)
+	if e != nil {
+		return refuse(e)
+	}
 	if req.Client.IsOwner() {
 		var e *Error
 		if args, e = s.ownerTouch(ctx, args); e != nil {

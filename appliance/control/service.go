@@ -11,6 +11,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/appliance/profiles"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -64,7 +65,10 @@ type Grants interface {
 // Config configures a Service.
 type Config struct {
 	Store *store.Store
-	Phone phone.Phone
+	// Phone is the box's phone when it has one; Phones, when set, are
+	// all of them (Phone is then ignored).
+	Phone  phone.Phone
+	Phones []Attached
 	// Now is the clock (nil: time.Now). Leases, frames, rate windows and
 	// the journal use it.
 	Now    func() time.Time
@@ -102,10 +106,19 @@ type Run struct {
 	Title string
 }
 
-// Service applies the rules. It is safe for concurrent use.
+// Service applies the rules. It is safe for concurrent use. A Service is
+// one phone's view of the box: the box's state every phone shares (the
+// journal, rate windows, asks, the event log) and the phone's own (frames,
+// its lease, its pause, its input queue). [Service.On] gives another
+// phone's view.
 type Service struct {
+	*core
+	*phoneSlot
+}
+
+// core is the state every phone of the box shares.
+type core struct {
 	st     *store.Store
-	ph     phone.Phone
 	now    func() time.Time
 	log    *slog.Logger
 	lim    Limits
@@ -117,9 +130,28 @@ type Service struct {
 	key      []byte          // fingerprint key
 	boot     string          // frame id prefix, new at every start
 
-	slot chan struct{} // one input runs at a time
+	phones []*phoneSlot // in the order Config gave them; never empty
 
-	mu       sync.Mutex
+	mu       sync.Mutex // guards core's and every phoneSlot's mutable state
+	pending  map[opKey]*pending // queued or running operations by client and id
+	windows  map[string]*window
+	expiring map[string]bool // grants told they are expiring
+
+	ev    events
+	calls chan call // recorded calls on their way to the store (calls.go)
+	asks  asksState // marks and the expiry of asks (asks.go)
+
+	verbs map[api.Tool]verb // Invoke's table (invoke.go)
+}
+
+// phoneSlot is one phone's state: its frames and geometry, its control
+// lease, its pause and its input queue. core.mu guards it.
+type phoneSlot struct {
+	id string
+	ph phone.Phone
+
+	slot chan struct{} // one input runs at a time on this phone
+
 	lease    lease
 	paused   bool
 	pausedBy string
@@ -128,17 +160,17 @@ type Service struct {
 	pausedOwner bool
 	pausedAt    time.Time
 	waiting     int
-	pending     map[opKey]*pending // queued or running operations by client and id
 	frames      map[string]clientFrame
-	windows     map[string]*window
-	expiring    map[string]bool // grants told they are expiring
 
-	ev    events
-	calls chan call // recorded calls on their way to the store (calls.go)
-	asks  asksState // marks and the expiry of asks (asks.go)
+	pictures *picture.Cache // encoded pictures of recent frames (picture.go)
+}
 
-	verbs    map[api.Tool]verb // Invoke's table (invoke.go)
-	pictures *picture.Cache    // encoded pictures of recent frames (picture.go)
+// Attached is one phone of the box as [Config] names it.
+type Attached struct {
+	// ID is the phone's stable id (its serial or UDID; sim-1, sim-2 ...
+	// for simulated phones).
+	ID    string
+	Phone phone.Phone
 }
 
 // New starts a Service: it marks operations that were dispatched when the
@@ -146,20 +178,29 @@ type Service struct {
 // fingerprint key, releases everything the phone may hold and follows the
 // phone's events until ctx ends.
 func New(ctx context.Context, cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Phone == nil {
+	attached := cfg.Phones
+	if len(attached) == 0 && cfg.Phone != nil {
+		attached = []Attached{{ID: soleID, Phone: cfg.Phone}}
+	}
+	if cfg.Store == nil || len(attached) == 0 {
 		return nil, errors.New("control: new: Store and Phone are required")
 	}
-	s := &Service{
-		st: cfg.Store, ph: cfg.Phone, now: cfg.Now, log: cfg.Logger,
+	c := &core{
+		st: cfg.Store, now: cfg.Now, log: cfg.Logger,
 		lim: cfg.Limits.withDefaults(), grants: cfg.Grants, ocr: cfg.OCR, base: ctx,
-		slot:     make(chan struct{}, 1),
 		pending:  map[opKey]*pending{},
-		frames:   map[string]clientFrame{},
 		windows:  map[string]*window{},
 		expiring: map[string]bool{},
 		verbs:    verbs(),
-		pictures: picture.NewCache(pictureCache),
 	}
+	for _, a := range attached {
+		if a.Phone == nil || a.ID == "" || slices.ContainsFunc(c.phones, func(p *phoneSlot) bool { return p.id == a.ID }) {
+			return nil, fmt.Errorf("control: new: phone %q: every phone needs a phone and its own id", a.ID)
+		}
+		c.phones = append(c.phones, &phoneSlot{id: a.ID, ph: a.Phone, slot: make(chan struct{}, 1),
+			frames: map[string]clientFrame{}, pictures: picture.NewCache(pictureCache)})
+	}
+	s := &Service{core: c, phoneSlot: c.phones[0]}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -209,12 +250,16 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err := s.initAsks(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if err := s.ph.ReleaseAll(ctx); err != nil {
-		s.log.Warn("control: release all at start", "err", err)
+	go s.writeEvents(ctx)
+	for _, p := range s.phones {
+		v := s.on(p)
+		if err := v.ph.ReleaseAll(ctx); err != nil {
+			s.log.Warn("control: release all at start", "phone", p.id, "err", err)
+		}
+		// Subscribe before New returns, so that no phone event from the
+		// caller's first inputs is lost to a goroutine not yet started.
+		go v.follow(ctx, v.ph.Subscribe(ctx))
 	}
-	// Subscribe before New returns, so that no phone event from the
-	// caller's first inputs is lost to a goroutine not yet started.
-	go s.follow(ctx, s.ph.Subscribe(ctx))
 	go s.pruneEvery(ctx, pruneInterval)
 	go s.writeCalls(ctx)
 	return s, nil
@@ -225,6 +270,34 @@ func (s *Service) Now() time.Time { return s.now() }
 
 // Limits returns the limits in force.
 func (s *Service) Limits() Limits { return s.lim }
+
+// soleID is the id of a box's only phone when [Config] names none.
+const soleID = "phone-1"
+
+// on is p's view of the box.
+func (s *Service) on(p *phoneSlot) *Service { return &Service{core: s.core, phoneSlot: p} }
+
+// ID is the id of the phone this view drives.
+func (s *Service) ID() string { return s.id }
+
+// On is the view of the phone with id, false when the box has none.
+func (s *Service) On(id string) (*Service, bool) {
+	for _, p := range s.phones {
+		if p.id == id {
+			return s.on(p), true
+		}
+	}
+	return nil, false
+}
+
+// Views are every phone's view, in the order [Config] gave the phones.
+func (s *Service) Views() []*Service {
+	out := make([]*Service, len(s.phones))
+	for i, p := range s.phones {
+		out[i] = s.on(p)
+	}
+	return out
+}
 
 // Phone is the phone the service drives.
 func (s *Service) Phone() phone.Phone { return s.ph }

@@ -198,8 +198,15 @@ func (s *Service) PauseInput(ctx context.Context, c Client, a api.PauseArgs) Rep
 	a.OperationID = ""
 	return reply(Do(ctx, s, Call[api.PauseResult]{Client: c, Tool: api.ToolPause, OperationID: id, Args: a,
 		Run: func(ctx context.Context) (*api.PauseResult, error) {
-			if err := s.pause(ctx, c.Name, c.ID, false); err != nil {
-				return nil, err
+			// Naming no phone on a box of several pauses them all.
+			views := []*Service{s}
+			if a.Phone == "" {
+				views = s.Views()
+			}
+			for _, v := range views {
+				if err := v.pause(ctx, c.Name, c.ID, false); err != nil {
+					return nil, err
+				}
 			}
 			return &api.PauseResult{Paused: true}, nil
 		}}))

@@ -133,6 +133,7 @@ func TestAnswersGolden(t *testing.T) {
 		pair(api.ToolFullPage, `{"max_pages":3,"output":"both","max_size":256,"settle":0}`, `{"max_pages":21}`)
 		pair(api.ToolSendText, `{"text":"h\u00e9llo \u2713 \u65e5\u672c","observe":false}`, `{"text":""}`)
 		pair(api.ToolClipboard, `{}`, `{"x":1}`)
+		pair(api.ToolPhones, `{}`, `{"phone":"phone-1"}`)
 		if len(answers) != len(h.tools) {
 			t.Fatalf("golden answers for %d tools, the catalog has %d", len(answers), len(h.tools))
 		}

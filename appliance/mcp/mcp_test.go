@@ -185,8 +185,8 @@ func TestClientFlowFakePhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The fake phone has no clipboard: no send_text, no clipboard.
-	if len(tools.Tools) != 25 {
-		t.Fatalf("tools/list has %d tools, want 25", len(tools.Tools))
+	if len(tools.Tools) != 26 {
+		t.Fatalf("tools/list has %d tools, want 26", len(tools.Tools))
 	}
 	for _, tl := range tools.Tools {
 		if tl.Name == "openlolo_send_text" || tl.Name == "openlolo_clipboard" {
@@ -239,9 +239,9 @@ func TestToolsListByScope(t *testing.T) {
 		has    string
 		hasNot string
 	}{
-		{readScope, 12, "openlolo_app_profile", "openlolo_clipboard"},
+		{readScope, 13, "openlolo_app_profile", "openlolo_clipboard"},
 		{controlScope, 13, "openlolo_full_page", "openlolo_screenshot"},
-		{bothScopes, 25, "openlolo_watch", "openlolo_send_text"},
+		{bothScopes, 26, "openlolo_watch", "openlolo_send_text"},
 		{nil, 0, "", "openlolo_status"},
 	}
 	for i, c := range cases {

@@ -162,7 +162,7 @@ func TestSimJourney(t *testing.T) {
 	ctx := context.Background()
 	cs := b.session(t, b.token(t, "e2e agent", "phone:read phone:control"))
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 27 { // the sim has a clipboard: send_text and clipboard too
+	if err != nil || len(tools.Tools) != 28 { // the sim has a clipboard: send_text and clipboard too
 		t.Fatalf("tools/list: %v, %v", tools, err)
 	}
 	res, shot := call(t, cs, "openlolo_screenshot", nil)

@@ -165,5 +165,7 @@ func catalog() []*tool {
 			desc: "Pastes text into the focused field: any Unicode (accents, symbols, other scripts, emoji, newlines), " + num(float64(bound(api.ToolSendText, "text").MinLen)) + ".." + grouped(bound(api.ToolSendText, "text").MaxLen) + " characters, through the phone's clipboard and its paste key (cmd+V on iOS). It REPLACES what the clipboard held (clipboard_replaced). Tap the field first. Prefer it over openlolo_type_text for content; use type_text where each keystroke matters (search as you type). Only on phones whose backend can set the clipboard (openlolo_capabilities clipboard.available)." + auto + errsDoc}, sayInput[api.SendTextResult]("Pasted the text")),
 		define(spec{name: api.ToolClipboard, title: "Read the clipboard", scope: r, ann: readAnn("Read the clipboard"),
 			desc: "What the phone's clipboard holds now, as text (after openlolo_send_text, or a copy on the phone). Only on phones whose backend can read the clipboard (openlolo_capabilities clipboard.available)."}, sayClipboard),
+		define(spec{name: api.ToolPhones, title: "The box's phones", scope: r, ann: readAnn("The box's phones"),
+			desc: "Every phone of the box: its id (the phone argument of every phone tool), name, platform, backend, state, problems, who holds its control and whether its input is paused. A box with one phone takes phone left out; with several, a call naming none is PHONE_REQUIRED."}, said[api.PhonesResult]("Phones listed in the structured answer.")),
 	}
 }
