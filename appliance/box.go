@@ -37,6 +37,10 @@ type Config struct {
 	Version string
 	// Phone is the attached phone. The box uses it but does not close it.
 	Phone phone.Phone
+	// Phones, when set, are all the box's phones (serve --sims N); Phone
+	// is then the first of them (the owner's page and the LED follow it).
+	// The box uses them but does not close them.
+	Phones []control.Attached
 	// LANAddr is the HTTPS address; "" means ":443".
 	LANAddr string
 	// HTTPAddr, when set, is a plain-HTTP address that only redirects to
@@ -136,6 +140,9 @@ type Box struct {
 func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 	if cfg.StateDir == "" {
 		return nil, errors.New("appliance: no state directory: pass --state DIR")
+	}
+	if len(cfg.Phones) > 0 {
+		cfg.Phone = cfg.Phones[0].Phone
 	}
 	if cfg.Phone == nil {
 		return nil, errors.New("appliance: no phone backend")

@@ -36,6 +36,7 @@ func (b *Box) routes() error {
 	b.control, err = control.New(b.life, control.Config{
 		Store:  b.store,
 		Phone:  b.cfg.Phone,
+		Phones: b.cfg.Phones,
 		Grants: b.oauth,
 		Logger: b.log.With("service", "control"),
 		// The tesseract program the image ships; where it is missing,

@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"os"
 
+	"strconv"
+
 	"github.com/openlolo/openlolo/appliance"
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/update"
@@ -18,6 +21,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	fs := flags(c, "serve", "--state DIR [flags]")
 	state := fs.String("state", "", "state directory (database, certificate); created with mode 0700")
 	phones := addPhoneFlags(fs, "sim", phoneBackends())
+	sims := fs.Int("sims", 1, "with --phone sim: how many simulated phones the box drives (ids sim-1 .. sim-N)")
 	lan := fs.String("lan", ":443", "LAN HTTPS address")
 	httpAddr := fs.String("http", "", "plain-HTTP address that only redirects to HTTPS (e.g. :80); empty: none")
 	name := fs.String("name", "", "box name, a DNS label (default openlolo-xxxx from the board serial)")
@@ -51,6 +55,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	if err := phones.check(); err != nil {
 		return err
 	}
+	if *sims < 1 || *sims > maxSims || (*sims > 1 && *phones.name != "sim") {
+		return usagef("--sims %d: give 1 to %d, with --phone sim", *sims, maxSims)
+	}
 	if err := gpioF.check(fs); err != nil {
 		return err
 	}
@@ -76,6 +83,18 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer ph.Close()
+	sim := []control.Attached{{ID: "sim-1", Phone: ph}} // --sims
+	for i := 2; i <= *sims; i++ {
+		more, err := phones.open(ctx, phone.Env{StateDir: *state, Logger: log})
+		if err != nil {
+			return err
+		}
+		defer more.Close()
+		sim = append(sim, control.Attached{ID: "sim-" + strconv.Itoa(i), Phone: more})
+	}
+	if *phones.name != "sim" {
+		sim = nil // one phone of another backend: control names it
+	}
 	panel, closePanel, err := gpioF.open(log.With("hw", "gpio"))
 	if err != nil {
 		return err
@@ -100,6 +119,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		Name:          *name,
 		Version:       ver,
 		Phone:         ph,
+		Phones:        sim,
 		LANAddr:       *lan,
 		HTTPAddr:      *httpAddr,
 		HTTPFront:     httpFront,
@@ -121,6 +141,9 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	}
 	return box.Run(ctx)
 }
+
+// maxSims is the most simulated phones serve --sims runs.
+const maxSims = 32
 
 // openUpdates reads what the updater needs on the SD image.
 func openUpdates(keyFile, releaseFile, bootEnv, bootDir string) (*appliance.UpdateConfig, error) {

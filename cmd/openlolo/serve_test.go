@@ -222,6 +222,9 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--state", dir, "--lan", "127.0.0.1:0", "--name", "Bad_Name"}, 1, "DNS label"},
 		{[]string{"--state", dir, "--lan", "256.0.0.1:0"}, 1, "listen"},
 		{[]string{"--state", dir, "--lan", "127.0.0.1:0", "--funnel"}, 2, "--funnel needs --tailnet"},
+		{[]string{"--state", dir, "--sims", "0"}, 2, "--sims 0: give 1 to 32"},
+		{[]string{"--state", dir, "--sims", "33"}, 2, "--sims 33: give 1 to 32"},
+		{[]string{"--state", dir, "--phone", "gadget", "--sims", "2"}, 2, "with --phone sim"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := run(t, "", append([]string{"serve"}, tt.args...)...)
