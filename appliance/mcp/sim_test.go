@@ -34,7 +34,8 @@ import (
 type simBox struct {
 	srv   *httptest.Server
 	oa    *oauth.Server
-	sim   *sim.Phone
+	sim   *sim.Phone   // the first phone
+	sims  []*sim.Phone // every phone, sim-1 first (newSimsBox)
 	ctl   *control.Service
 	store *store.Store
 }
@@ -46,37 +47,63 @@ func newSimBoxB(t testing.TB) *simBox { return newSimBoxWith(t, nil, control.Lim
 // newSimBoxWith is the sim box with the phone wrapped (wrap nil: the sim
 // itself) and the rules' limits lim.
 func newSimBoxWith(t testing.TB, wrap func(*sim.Phone) phone.Phone, lim control.Limits) *simBox {
+	return newSimsBoxWith(t, 1, wrap, lim)
+}
+
+// newSimsBox is a box of n simulated phones, sim-1 .. sim-n.
+func newSimsBox(t testing.TB, n int) *simBox { return newSimsBoxWith(t, n, nil, control.Limits{}) }
+
+// newSimsBoxWith is newSimsBox with each phone wrapped and the limits
+// lim; a box of one phone is configured as a single-phone box is.
+func newSimsBoxWith(t testing.TB, n int, wrap func(*sim.Phone) phone.Phone, lim control.Limits) *simBox {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := store.Open(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ph, err := sim.New(sim.Options{})
-	if err != nil {
+	b := &simBox{store: st}
+	var attached []control.Attached
+	for i := range n {
+		ph, err := sim.New(sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.sims = append(b.sims, ph)
+		var driven phone.Phone = ph
+		if wrap != nil {
+			driven = wrap(ph)
+		}
+		attached = append(attached, control.Attached{ID: fmt.Sprintf("sim-%d", i+1), Phone: driven})
+	}
+	b.sim = b.sims[0]
+	cfg := control.Config{Store: st, Phone: attached[0].Phone, OCR: ocr.Tesseract{}, Limits: lim}
+	if n > 1 {
+		cfg.Phones = attached
+	}
+	if cfg.Grants, err = oauth.New(oauth.Config{Store: st, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
-	oa, err := oauth.New(oauth.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	b.oa = cfg.Grants.(*oauth.Server)
+	if b.ctl, err = control.New(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	var driven phone.Phone = ph
-	if wrap != nil {
-		driven = wrap(ph)
-	}
-	ctl, err := control.New(ctx, control.Config{Store: st, Phone: driven, Grants: oa, OCR: ocr.Tesseract{}, Limits: lim})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := mcp.New(mcp.Config{Control: ctl})
+	h, err := mcp.New(mcp.Config{Control: b.ctl})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	oa.Routes(mux)
-	h.Routes(mux, oa.Middleware)
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(func() { srv.Close(); cancel(); ph.Close(); st.Close() })
-	return &simBox{srv: srv, oa: oa, sim: ph, ctl: ctl, store: st}
+	b.oa.Routes(mux)
+	h.Routes(mux, b.oa.Middleware)
+	b.srv = httptest.NewTLSServer(mux)
+	t.Cleanup(func() {
+		b.srv.Close()
+		cancel()
+		for _, ph := range b.sims {
+			ph.Close()
+		}
+		st.Close()
+	})
+	return b
 }
 
 // token runs the device flow by hand (as docs/wire.md describes it) and has

@@ -1,0 +1,61 @@
+package control_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/control/controltest"
+	"github.com/openlolo/openlolo/appliance/store"
+)
+
+// New refuses a phone without an id, a missing phone and two phones of
+// one id: calls could not name them apart.
+func TestNewPhonesRefused(t *testing.T) {
+	ctx := t.Context()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, b := controltest.New(nil), controltest.New(nil)
+	for _, phones := range [][]control.Attached{
+		{{ID: "", Phone: a}},
+		{{ID: "sim-1", Phone: nil}},
+		{{ID: "sim-1", Phone: a}, {ID: "sim-1", Phone: b}},
+	} {
+		ctx, cancel := context.WithCancel(ctx)
+		_, err := control.New(ctx, control.Config{Store: st, Phones: phones})
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "its own id") {
+			t.Errorf("New with %v: %v, want an error saying every phone needs its own id", phones, err)
+		}
+	}
+}
+
+// The views of a box of two phones are the phones, in order; On finds
+// each and no other.
+func TestViews(t *testing.T) {
+	ctx := t.Context()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, b := controltest.New(nil), controltest.New(nil)
+	svc, err := control.New(ctx, control.Config{Store: st, Phones: []control.Attached{{ID: "p1", Phone: a}, {ID: "p2", Phone: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := svc.Views()
+	if len(vs) != 2 || vs[0].ID() != "p1" || vs[1].Phone() != b {
+		t.Fatalf("views %v", vs)
+	}
+	if v, ok := svc.On("p2"); !ok || v.Phone() != b {
+		t.Errorf("On(p2) = %v, %v", v, ok)
+	}
+	if _, ok := svc.On("p3"); ok {
+		t.Error("On(p3) found a phone the box has not")
+	}
+}
