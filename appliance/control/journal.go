@@ -250,7 +250,7 @@ func record[R any](ctx context.Context, s *Service, o *opCall, args any) (_ stor
 	now := s.now()
 	c := o.client
 	rec := store.Operation{ID: o.id, ClientID: c.ID, ClientName: c.Name, Tool: string(o.tool), Fingerprint: o.fp,
-		State: store.OpQueued, Created: now, Updated: now, Summary: Summarize(args), RunID: c.Run.ID, RunTitle: c.Run.Title}
+		State: store.OpQueued, Created: now, Updated: now, Summary: Summarize(args), RunID: c.Run.ID, RunTitle: c.Run.Title, Phone: s.id}
 	var existing store.Operation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		var err error

@@ -132,7 +132,7 @@ type core struct {
 
 	phones []*phoneSlot // in the order Config gave them; never empty
 
-	mu       sync.Mutex // guards core's and every phoneSlot's mutable state
+	mu       sync.Mutex         // guards core's and every phoneSlot's mutable state
 	pending  map[opKey]*pending // queued or running operations by client and id
 	windows  map[string]*window
 	expiring map[string]bool // grants told they are expiring

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
 // On a box of three phones, over the real HTTPS endpoint: a call naming no
@@ -49,6 +50,13 @@ func TestSimPhones(t *testing.T) {
 	args["phone"] = "sim-2"
 	_, tap := call(t, cs, "openlolo_tap", args)
 	mustOK(t, "tap sim-2", tap)
+	var ops []store.Operation
+	if err := b.store.View(t.Context(), func(tx *store.Tx) (err error) {
+		ops, err = tx.RecentOperations(1)
+		return err
+	}); err != nil || len(ops) != 1 || ops[0].ID != tap["operation_id"] || ops[0].Phone != "sim-2" {
+		t.Fatalf("the journal's last operation: %+v, %v; want the tap on sim-2", ops, err)
+	}
 	if got := []string{b.sims[0].Screen(), b.sims[1].Screen(), b.sims[2].Screen()}; !slices.Equal(got, []string{"home", "notes", "home"}) {
 		t.Fatalf("after a tap on sim-2 the phones show %v, want only sim-2 in notes", got)
 	}

@@ -34,6 +34,8 @@ type Operation struct {
 	Summary string
 	// RunID and RunTitle name the run the call is a step of ("" when none).
 	RunID, RunTitle string
+	// Phone is the id of the phone the operation was for.
+	Phone string
 	// ThumbWidth and ThumbHeight are the size of its thumbnail (the
 	// screen after the input; OperationThumb), 0 when it has none. Only
 	// RecentOperations fills them.
@@ -57,17 +59,17 @@ func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 // operation with its id already (ids are per client).
 func (t *Tx) InsertOperation(op Operation) error {
 	_, err := t.tx.Exec(`INSERT INTO operations
-		(id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title, phone)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		op.ID, op.ClientID, op.ClientName, op.Tool, op.Fingerprint, op.State, op.Code, op.Answer,
-		ms(op.Created), ms(op.Updated), op.Summary, op.RunID, op.RunTitle)
+		ms(op.Created), ms(op.Updated), op.Summary, op.RunID, op.RunTitle, op.Phone)
 	if err != nil {
 		return fmt.Errorf("store: insert operation %s: %w", op.ID, err)
 	}
 	return nil
 }
 
-const opColumns = `id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title`
+const opColumns = `id, client_id, client_name, tool, fingerprint, state, code, answer, created, updated, summary, run_id, run_title, phone`
 
 // scanMore scans a row's columns after an operation's into more.
 type scanMore struct {
@@ -81,7 +83,7 @@ func scanOperation(row interface{ Scan(...any) error }) (Operation, error) {
 	var op Operation
 	var created, updated int64
 	err := row.Scan(&op.ID, &op.ClientID, &op.ClientName, &op.Tool, &op.Fingerprint,
-		&op.State, &op.Code, &op.Answer, &created, &updated, &op.Summary, &op.RunID, &op.RunTitle)
+		&op.State, &op.Code, &op.Answer, &created, &updated, &op.Summary, &op.RunID, &op.RunTitle, &op.Phone)
 	op.Created, op.Updated = fromMS(created), fromMS(updated)
 	return op, err
 }
