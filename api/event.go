@@ -12,6 +12,9 @@ type Event struct {
 	TimeMS int64     `json:"time_ms"`
 	// Cursor continues a watch from just after this event.
 	Cursor string `json:"cursor,omitempty"`
+	// PhoneID is the phone the event is about on a box of several
+	// phones; "" on a box of one, and for the box's and a client's events.
+	PhoneID string `json:"phone,omitempty" desc:"The phone the event is about, on a box of several phones."`
 
 	Frame     *FrameEvent     `json:"-"`
 	Phone     *PhoneEvent     `json:"-"`
@@ -71,6 +74,7 @@ type eventHead struct {
 	Kind   EventKind `json:"kind"`
 	TimeMS int64     `json:"time_ms"`
 	Cursor string    `json:"cursor,omitempty"`
+	Phone  string    `json:"phone,omitempty"`
 }
 
 // Body is the event's kind-specific part (nil when none is set).
@@ -94,7 +98,7 @@ func (e Event) Body() any {
 
 // MarshalJSON writes the head and the kind's members as one object.
 func (e Event) MarshalJSON() ([]byte, error) {
-	h, err := json.Marshal(eventHead{Kind: e.Kind, TimeMS: e.TimeMS, Cursor: e.Cursor})
+	h, err := json.Marshal(eventHead{Kind: e.Kind, TimeMS: e.TimeMS, Cursor: e.Cursor, Phone: e.PhoneID})
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +119,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &h); err != nil {
 		return fmt.Errorf("api: decode event: %w", err)
 	}
-	*e = Event{Kind: h.Kind, TimeMS: h.TimeMS, Cursor: h.Cursor}
+	*e = Event{Kind: h.Kind, TimeMS: h.TimeMS, Cursor: h.Cursor, PhoneID: h.Phone}
 	return e.SetBody(b)
 }
 

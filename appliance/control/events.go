@@ -29,6 +29,7 @@ const (
 type outEvent struct {
 	kind   api.EventKind
 	client string
+	phone  string // the phone it is about on a box of several
 	at     time.Time
 	body   any // the kind's api event type
 }
@@ -58,9 +59,19 @@ func (e *events) waiter() <-chan struct{} {
 // they were published.
 func (s *Service) publish(kind api.EventKind, client string, body any) {
 	select {
-	case s.ev.out <- outEvent{kind: kind, client: client, at: s.now(), body: body}:
+	case s.ev.out <- outEvent{kind: kind, client: client, phone: s.eventPhone(kind), at: s.now(), body: body}:
 	case <-s.base.Done():
 	}
+}
+
+// eventPhone is the phone s's events of kind are about: its id on a box
+// of several phones, "" on a box of one (whose events name none, as
+// before) and for access events (a grant's, not a phone's).
+func (s *Service) eventPhone(kind api.EventKind) string {
+	if len(s.phones) == 1 || kind == api.KindAccess {
+		return ""
+	}
+	return s.id
 }
 
 func (s *Service) controlEventLocked(what, clientID, name string) {
@@ -85,7 +96,7 @@ func (s *Service) writeEvents(ctx context.Context) {
 			data, _ := json.Marshal(e.body)
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
 			err := s.st.Update(wctx, func(tx *store.Tx) error {
-				if _, err := tx.InsertEvent(store.Event{At: e.at, Kind: string(e.kind), ClientID: e.client, Data: string(data)}); err != nil {
+				if _, err := tx.InsertEvent(store.Event{At: e.at, Kind: string(e.kind), ClientID: e.client, Data: string(data), Phone: e.phone}); err != nil {
 					return err
 				}
 				s.ev.written++
@@ -256,7 +267,7 @@ func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds [
 			if len(kinds) > 0 && !slices.Contains(kinds, api.EventKind(e.Kind)) {
 				continue
 			}
-			ev := api.Event{Kind: api.EventKind(e.Kind), TimeMS: e.At.UnixMilli(), Cursor: cursorString(e.ID)}
+			ev := api.Event{Kind: api.EventKind(e.Kind), TimeMS: e.At.UnixMilli(), Cursor: cursorString(e.ID), PhoneID: e.Phone}
 			if err := ev.SetBody([]byte(e.Data)); err != nil {
 				s.log.Warn("control: an unreadable event in the log", "id", e.ID, "err", err)
 			}

@@ -43,6 +43,8 @@ func TestSimPhones(t *testing.T) {
 		}
 	}
 
+	_, w := call(t, cs, "openlolo_watch", map[string]any{"wait_ms": 0})
+	mustOK(t, "watch", w)
 	_, shot := call(t, cs, "openlolo_screenshot", map[string]any{"phone": "sim-2"})
 	mustOK(t, "screenshot sim-2", shot)
 	notes, _ := b.sims[1].IconCenter("Notes")
@@ -56,6 +58,16 @@ func TestSimPhones(t *testing.T) {
 		return err
 	}); err != nil || len(ops) != 1 || ops[0].ID != tap["operation_id"] || ops[0].Phone != "sim-2" {
 		t.Fatalf("the journal's last operation: %+v, %v; want the tap on sim-2", ops, err)
+	}
+	_, w = call(t, cs, "openlolo_watch", map[string]any{"cursor": w["cursor"], "wait_ms": 5000, "kinds": []string{"operation", "control"}})
+	evs, _ := w["events"].([]any)
+	for _, e := range evs {
+		if e.(map[string]any)["phone"] != "sim-2" {
+			t.Errorf("an event of the tap on sim-2 names another phone: %v", e)
+		}
+	}
+	if len(evs) == 0 {
+		t.Errorf("the tap on sim-2 made no control or operation event")
 	}
 	if got := []string{b.sims[0].Screen(), b.sims[1].Screen(), b.sims[2].Screen()}; !slices.Equal(got, []string{"home", "notes", "home"}) {
 		t.Fatalf("after a tap on sim-2 the phones show %v, want only sim-2 in notes", got)

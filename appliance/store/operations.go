@@ -49,6 +49,7 @@ type Event struct {
 	Kind     string
 	ClientID string // "" for everyone
 	Data     string // JSON
+	Phone    string // the phone it is about; "" for the box's only phone or none
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
@@ -164,8 +165,8 @@ func (t *Tx) InterruptOperations(at time.Time) (int64, error) {
 
 // InsertEvent appends an event and returns its id (the cursor after it).
 func (t *Tx) InsertEvent(e Event) (int64, error) {
-	res, err := t.tx.Exec(`INSERT INTO events (at, kind, client_id, data) VALUES (?, ?, ?, ?)`,
-		ms(e.At), e.Kind, e.ClientID, e.Data)
+	res, err := t.tx.Exec(`INSERT INTO events (at, kind, client_id, data, phone) VALUES (?, ?, ?, ?, ?)`,
+		ms(e.At), e.Kind, e.ClientID, e.Data, e.Phone)
 	if err != nil {
 		return 0, fmt.Errorf("store: insert %s event: %w", e.Kind, err)
 	}
@@ -179,7 +180,7 @@ func (t *Tx) InsertEvent(e Event) (int64, error) {
 // EventsAfter returns up to limit events with an id above after, oldest
 // first, that clientID may see (events for everyone and its own).
 func (t *Tx) EventsAfter(after int64, clientID string, limit int) ([]Event, error) {
-	rows, err := t.tx.Query(`SELECT id, at, kind, client_id, data FROM events
+	rows, err := t.tx.Query(`SELECT id, at, kind, client_id, data, phone FROM events
 		WHERE id > ? AND (client_id = '' OR client_id = ?) ORDER BY id LIMIT ?`, after, clientID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: events after %d: %w", after, err)
@@ -189,7 +190,7 @@ func (t *Tx) EventsAfter(after int64, clientID string, limit int) ([]Event, erro
 	for rows.Next() {
 		var e Event
 		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Kind, &e.ClientID, &e.Data); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Kind, &e.ClientID, &e.Data, &e.Phone); err != nil {
 			return nil, fmt.Errorf("store: events after %d: %w", after, err)
 		}
 		e.At = fromMS(at)
