@@ -139,7 +139,7 @@ func (s *Service) answer(ctx context.Context, req Request) Invoked {
 		return refuse(api.Errorf(api.CodeInternal, "%s was called with %T, not %s", req.Tool, req.Args, v.args))
 	}
 	args := req.Args
-	s, e := s.view(req.Tool, args)
+	s, e := s.view(req.Client, req.Tool, args)
 	if e != nil {
 		return refuse(e)
 	}

@@ -33,19 +33,20 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 // phoneArgs are the arguments of a phone tool: they name the phone.
 type phoneArgs interface{ PhoneID() string }
 
-// view is the view of the phone a call's args name: the only phone when
-// they name none, or the box itself for a tool that is not a phone's
+// view is the view of the phone c's call's args name: the only phone when
+// they name none (the first for the owner: the box page's live view
+// shows it), or the box itself for a tool that is not a phone's
 // (openlolo_phones, openlolo_watch ...) and for openlolo_pause naming
 // none (it pauses every phone). PHONE_REQUIRED when the box has several
 // phones and args name none of them.
-func (s *Service) view(tool api.Tool, args any) (*Service, *Error) {
+func (s *Service) view(c Client, tool api.Tool, args any) (*Service, *Error) {
 	pa, ok := args.(phoneArgs)
 	if !ok {
 		return s, nil
 	}
 	id := pa.PhoneID()
 	switch {
-	case id == "" && len(s.phones) == 1:
+	case id == "" && (len(s.phones) == 1 || c.IsOwner()):
 		return s.on(s.phones[0]), nil
 	case id == "" && tool == api.ToolPause:
 		return s, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/control/controltest"
 	"github.com/openlolo/openlolo/appliance/store"
@@ -58,4 +59,24 @@ func TestViews(t *testing.T) {
 	if _, ok := svc.On("p3"); ok {
 		t.Error("On(p3) found a phone the box has not")
 	}
+
+	// A client naming no phone is told to name one; the owner (the box
+	// page's live view) drives the first.
+	client := control.Client{ID: "c", Name: "script"}
+	for _, tc := range []struct {
+		c    control.Client
+		want api.Code
+	}{{client, api.CodePhoneRequired}, {control.Owner(), ""}} {
+		r := svc.Invoke(ctx, control.Request{Client: tc.c, Tool: api.ToolDeviceInfo, Args: api.DeviceInfoArgs{}})
+		if got := codeOf(r.Outcome); got != tc.want {
+			t.Errorf("%s: device info without phone: %q, want %q", tc.c.Name, got, tc.want)
+		}
+	}
+}
+
+func codeOf(o api.Outcome) api.Code {
+	if o.Error == nil {
+		return ""
+	}
+	return o.Error.Code
 }
