@@ -47,6 +47,7 @@ func TestGoldenAnswersDecode(t *testing.T) {
 		api.ToolOpenLink: strictly[api.OpenLinkResult],
 		api.ToolFullPage: strictly[api.FullPageResult], api.ToolSendText: strictly[api.SendTextResult],
 		api.ToolClipboard: strictly[api.ClipboardResult], api.ToolElements: strictly[api.ElementsResult],
+		api.ToolPhones: strictly[api.PhonesResult],
 	}
 	files, err := filepath.Glob("../api/testdata/answers/*.json")
 	if err != nil || len(files) != len(decoders) {

@@ -473,6 +473,7 @@ class Event:
     time_ms: int
     cursor: str = ""
     body: Optional[EventBody] = None
+    phone: str = ""  # the phone it is about, on a box of several
 
 
 @dataclass(frozen=True)
@@ -663,6 +664,29 @@ class ClipboardResult:
 
 
 @dataclass(frozen=True)
+class PhoneEntry:
+    """One phone of the box (openlolo_phones): its id (the phone argument
+    of every phone tool), name, platform, backend, state, problems, who
+    holds its control and whether its input is paused."""
+
+    id: str
+    name: str
+    platform: str
+    backend: str
+    state: str
+    problems: Tuple[str, ...]
+    control: Lease
+    paused: bool
+
+
+@dataclass(frozen=True)
+class PhonesResult:
+    """openlolo_phones: every phone of the box."""
+
+    phones: Tuple[PhoneEntry, ...]
+
+
+@dataclass(frozen=True)
 class Page:
     """One page of openlolo_full_page: its frame as sent, how far the
     content moved up since the page before (native pixels), whether that
@@ -738,6 +762,7 @@ RESULTS: Dict[str, Type[Any]] = {
     "openlolo_send_text": SendTextResult,
     "openlolo_clipboard": ClipboardResult,
     "openlolo_elements": ElementsResult,
+    "openlolo_phones": PhonesResult,
 }
 
 
@@ -865,7 +890,7 @@ def _event(v: Any, strict: bool, path: str) -> Event:
     if not isinstance(v, dict):
         raise DecodeError(path, "want an object, got %s" % _kind(v))
     body_cls = EVENT_BODIES.get(v.get("kind", "")) if isinstance(v.get("kind"), str) else None
-    head = {"kind", "time_ms", "cursor"}
+    head = {"kind", "time_ms", "cursor", "phone"}
     if strict:
         known = head | ({f.name for f in dataclasses.fields(body_cls)} if body_cls else set())
         extra = sorted(k for k in v if k not in known)
@@ -877,10 +902,11 @@ def _event(v: Any, strict: bool, path: str) -> Event:
     kind = _value(str, v.get("kind", ""), strict, path + ".kind")
     time_ms = _value(int, v.get("time_ms", 0), strict, path + ".time_ms")
     cursor = _value(str, v.get("cursor", ""), strict, path + ".cursor")
+    phone = _value(str, v.get("phone", ""), strict, path + ".phone")
     body = None
     if body_cls is not None:
         body = _object(body_cls, {k: x for k, x in v.items() if k not in head}, strict, path)
-    return Event(kind, time_ms, cursor, body)
+    return Event(kind, time_ms, cursor, body, phone)
 
 
 # Tools that change the phone or the box: they take an operation_id, and

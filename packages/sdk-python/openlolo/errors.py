@@ -131,6 +131,13 @@ class PhoneUnavailable(Refused):
     code_name = "PHONE_UNAVAILABLE"
 
 
+class PhoneRequired(Refused):
+    """PHONE_REQUIRED: the box has several phones and the call named none
+    of them (openlolo_phones lists them; pass one's id as phone)."""
+
+    code_name = "PHONE_REQUIRED"
+
+
 class CaptureFailed(Refused):
     """CAPTURE_FAILED: the screenshot could not be taken."""
 
