@@ -15,11 +15,7 @@ import (
 // one id: calls could not name them apart.
 func TestNewPhonesRefused(t *testing.T) {
 	ctx := t.Context()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	a, b := controltest.New(nil), controltest.New(nil)
 	for _, phones := range [][]control.Attached{
 		{{ID: "", Phone: a}},
@@ -39,11 +35,7 @@ func TestNewPhonesRefused(t *testing.T) {
 // each and no other.
 func TestViews(t *testing.T) {
 	ctx := t.Context()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	a, b := controltest.New(nil), controltest.New(nil)
 	svc, err := control.New(ctx, control.Config{Store: st, Phones: []control.Attached{{ID: "p1", Phone: a}, {ID: "p2", Phone: b}}})
 	if err != nil {
@@ -79,4 +71,15 @@ func codeOf(o api.Outcome) api.Code {
 		return ""
 	}
 	return o.Error.Code
+}
+
+// openStore opens a store in a temporary directory for the test.
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

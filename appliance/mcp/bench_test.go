@@ -17,15 +17,20 @@ import (
 	"github.com/openlolo/openlolo/hw/sim"
 )
 
+// toolRequest is a POST of body to the MCP endpoint url with token.
+func toolRequest(url, token, body string) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
 // benchCalls posts body b.N times over one keep-alive HTTPS connection and
 // reports calls/s and the p50/p99 latency.
 func benchCalls(b *testing.B, url string, hc *http.Client, token, body string) {
 	post := func() {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := hc.Do(req)
+		resp, err := hc.Do(toolRequest(url, token, body))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -127,11 +132,7 @@ func BenchmarkStatusRealAuthVsBareSDK(b *testing.B) {
 
 // benchPost is one call of benchCalls.
 func benchPost(b *testing.B, url string, hc *http.Client, token, body string) {
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
+	resp, err := hc.Do(toolRequest(url, token, body))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -80,11 +80,7 @@ func phonesRun(b *testing.B, n, calls int) (rate float64, p50 time.Duration, hea
 // postCall posts one tools/call and reads its answer; a failed answer is
 // an error.
 func postCall(hc *http.Client, url, token, body string) error {
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
+	resp, err := hc.Do(toolRequest(url, token, body))
 	if err != nil {
 		return err
 	}
