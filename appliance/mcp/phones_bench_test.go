@@ -42,8 +42,6 @@ func phonesRun(b *testing.B, n, calls int) (rate float64, p50 time.Duration, hea
 	for i := range tokens {
 		tokens[i] = box.tokenFor(b, fmt.Sprint("bench ", i), "phone:read phone:control")
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
 	lats := make([][]time.Duration, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -66,6 +64,8 @@ func phonesRun(b *testing.B, n, calls int) (rate float64, p50 time.Duration, hea
 	}
 	wg.Wait()
 	total := time.Since(start)
+	runtime.GC() // the box and its phones, each having rendered and encoded its screen
+	runtime.ReadMemStats(&after)
 	var all []time.Duration
 	for i, l := range lats {
 		if errs[i] != nil {
