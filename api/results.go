@@ -236,6 +236,7 @@ type InputResult struct {
 	Reports          int      `json:"reports" desc:"HID reports written to the phone."`
 	TookMS           int64    `json:"took_ms" desc:"How long the input took."`
 	Cadence          *Cadence `json:"cadence,omitempty" desc:"Gestures: the pacing achieved (median_interval_ms, max_gap_ms between movement reports; skipped stale points)."`
+	Via              string   `json:"via,omitempty" desc:"The input path that ran, where the phone has two: aoa (HID over the cable) or adb-input (the shell's input command, where AOA is refused)."`
 }
 
 // Input returns the input result (promoted to every input tool's result).

@@ -310,7 +310,7 @@ func input[R any, P inputResult[R]](ctx context.Context, s *Service, c Client, t
 // (median interval and largest gap between movement reports, and the
 // stale points skipped rather than sent in a burst).
 func reported(rep phone.Report) api.InputResult {
-	r := api.InputResult{Reports: rep.Reports, TookMS: rep.Took.Milliseconds()}
+	r := api.InputResult{Reports: rep.Reports, TookMS: rep.Took.Milliseconds(), Via: rep.Via}
 	if rep.MedianInterval > 0 || rep.MaxGap > 0 {
 		r.Cadence = &api.Cadence{MedianIntervalMS: float64(rep.MedianInterval.Microseconds()) / 1000,
 			MaxGapMS: float64(rep.MaxGap.Microseconds()) / 1000, Skipped: rep.Skipped}

@@ -526,14 +526,17 @@ class Cadence:
 @dataclass(frozen=True)
 class InputResult:
     """An input tool's result: the HID reports written, how long it took,
-    a gesture's cadence, and the screenshot taken after it (observation;
-    its image is the answer's image block) or why there is none."""
+    a gesture's cadence, the input path that ran where the phone has two
+    (via: aoa or adb-input), and the screenshot taken after it
+    (observation; its image is the answer's image block) or why there is
+    none."""
 
     reports: int
     took_ms: int
     observation: Optional[Frame] = _omitempty()
     observation_error: Optional[Error] = _omitempty()
     cadence: Optional[Cadence] = _omitempty()
+    via: str = _empty("")
 
 
 TapResult = LongPressResult = SwipeResult = TypeTextResult = KeyResult = ButtonResult = OpenURLResult = ShortcutResult = InputResult
@@ -548,6 +551,7 @@ class LaunchAppResult:
     observation: Optional[Frame] = _omitempty()
     observation_error: Optional[Error] = _omitempty()
     cadence: Optional[Cadence] = _omitempty()
+    via: str = _empty("")
     app: Optional[App] = _omitempty()
 
 
@@ -636,6 +640,7 @@ class OpenLinkResult:
     observation: Optional[Frame] = _omitempty()
     observation_error: Optional[Error] = _omitempty()
     cadence: Optional[Cadence] = _omitempty()
+    via: str = _empty("")
 
 
 # --------------------------------------------------- full page, clipboard
@@ -653,6 +658,7 @@ class SendTextResult:
     observation: Optional[Frame] = _omitempty()
     observation_error: Optional[Error] = _omitempty()
     cadence: Optional[Cadence] = _omitempty()
+    via: str = _empty("")
 
 
 @dataclass(frozen=True)
