@@ -20,7 +20,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/panel"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // fakePanel is the box's button and LED as a test drives and watches them.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // The checks of the tools' arguments beyond their JSON types, against

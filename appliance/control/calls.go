@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // callBatch is how many recorded calls one transaction writes at most.

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // ClipboardOffered reports whether openlolo_send_text and

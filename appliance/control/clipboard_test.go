@@ -8,8 +8,8 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/control/controltest"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // TestSendTextPastesUnicode: send_text pastes any Unicode into the focused

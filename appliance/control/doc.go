@@ -20,7 +20,7 @@
 // the lease, pause, queue, frame and journal rules; adding a tool that
 // touches the phone is a verb built on Do, plus one line in Invoke's
 // table (invoke.go). Launching apps and opening URLs use what the phone
-// does natively, else hw/phone's keyboard recipes.
+// does natively, else phone's keyboard recipes.
 //
 // # One entry
 //

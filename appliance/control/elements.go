@@ -11,7 +11,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/picture"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // listTries is how many times Elements takes a frame and reads the

@@ -6,7 +6,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Error is the error object of a failed answer.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Timings of the event log.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // clientFrame is the latest frame one client was given.

@@ -14,8 +14,8 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // longNote is a note of n numbered lines, each different.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Defaults for Limits fields left zero: the contract's.

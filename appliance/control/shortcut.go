@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // edgeSwipe is the system edge gestures' timing: a quick drag from the edge

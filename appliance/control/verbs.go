@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // The verbs: one per tool, taking the caller and the tool's typed

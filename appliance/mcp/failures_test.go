@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance/control/controltest"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // TestPhoneFailures: backend errors become PHONE_UNAVAILABLE,

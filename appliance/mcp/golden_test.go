@@ -10,7 +10,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance/control/controltest"
 	"github.com/openlolo/openlolo/appliance/mcp"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // wireDir holds the wire's golden files, which the Python SDK's tests

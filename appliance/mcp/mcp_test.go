@@ -23,7 +23,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/mcp"
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/store"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 var (

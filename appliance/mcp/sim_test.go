@@ -25,8 +25,8 @@ import (
 	"github.com/openlolo/openlolo/appliance/ocr"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // simBox is the real stack on the simulated phone: the oauth server's

@@ -10,8 +10,8 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/openlolo/openlolo/appliance/ocr"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // engine returns the real tesseract, skipping the test where it is not

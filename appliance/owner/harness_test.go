@@ -17,7 +17,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 const testPass = "correct horse battery staple"

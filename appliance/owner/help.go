@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // helpTopic is one walkthrough page under /help/, for one phone problem.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // TestAndroidProblems: an Android phone that has not allowed the box's

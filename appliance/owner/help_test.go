@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // problemPhone is a phone whose State the test sets; everything else is

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/picture"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Defaults for LiveOptions fields left zero.

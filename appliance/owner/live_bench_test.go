@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 var liveWindow = flag.Duration("live.window", 10*time.Second, "BenchmarkLiveStream: how long each of its three measurements lasts")

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // InputKind names one kind of the owner's input on the live phone.
@@ -91,7 +91,7 @@ type Driver interface {
 }
 
 // ownerButtons are the buttons the live view offers, in the order shown,
-// each where the phone has it (hw/phone's Info.Buttons).
+// each where the phone has it (phone's Info.Buttons).
 var ownerButtons = []struct {
 	Button api.Button
 	Label  string

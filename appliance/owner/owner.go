@@ -15,7 +15,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Config is what the box page needs.

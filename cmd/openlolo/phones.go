@@ -11,8 +11,8 @@ import (
 	"github.com/openlolo/openlolo/hw/android"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/gadget"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // phoneBackends is the table of phone backends serve can open, in the

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // fakeBackend is a registration whose auto answer is given: a phone

@@ -15,8 +15,8 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
 	"github.com/openlolo/openlolo/hw/gadget"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // TestSelfTestCoreDevice runs the self-test against the fake iPhone: it

@@ -14,7 +14,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/update"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 func serve(ctx context.Context, c *Context, args []string) error {

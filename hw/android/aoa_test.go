@@ -15,9 +15,9 @@ import (
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/aoa/aoatest"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
 	"github.com/openlolo/openlolo/hw/usb/usbtest"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // AOA input (hw/aoa on its fake phone) plugs in as the backend's input

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/openlolo/openlolo/hw/adb"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // LaunchApp opens the launcher activity of the package id, as a tap on

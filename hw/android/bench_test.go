@@ -9,7 +9,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/adb"
 	"github.com/openlolo/openlolo/hw/android"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // BenchmarkScreenshotTCP: a 1080×2400 screenshot from the fake phone over

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/openlolo/openlolo/hw/adb"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // device is what the box learnt about the phone when it connected.

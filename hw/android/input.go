@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Input paths, as Report.Via names them.

@@ -16,8 +16,8 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/adb"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Dialer reaches the phone's adbd and runs the handshake with cfg (the
@@ -86,7 +86,7 @@ type Options struct {
 	Bus usb.Bus
 }
 
-// Backend is an Android phone behind hw/phone over ADB: raw screencap
+// Backend is an Android phone behind phone over ADB: raw screencap
 // screenshots, touch, keys, buttons and text through `input` (or an
 // injected phone.Input: AOA), launcher apps, launch by package, URLs of any
 // scheme, device info from getprop, the clipboard where the phone's

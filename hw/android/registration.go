@@ -7,7 +7,7 @@ import (
 	"net"
 
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Registration is the Android backend's registration with the binary

@@ -10,9 +10,9 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
 	"github.com/openlolo/openlolo/hw/android"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
 	"github.com/openlolo/openlolo/hw/usb/usbtest"
+	"github.com/openlolo/openlolo/phone"
 )
 
 func TestRegistration(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // SelfTestOptions configure SelfTest.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/android"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // The self-test on a phone that allows the box's key: every step ok, the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
 	"github.com/openlolo/openlolo/hw/aoa"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // USBInput is AOA v2 HID input (hw/aoa) on the phone that [USB] dials:

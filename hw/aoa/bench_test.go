@@ -7,7 +7,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/aoa/aoatest"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // noWait skips every hold and gap, so the benchmark measures the work of

@@ -7,7 +7,7 @@ import (
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/aoa/aoatest"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // The android backend opens AOA input on the phone's control endpoint

@@ -10,7 +10,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/aoa/aoatest"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

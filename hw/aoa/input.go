@@ -11,7 +11,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/input"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // DefaultChunk is the largest SET_HID_REPORT_DESC data stage the box
@@ -55,7 +55,7 @@ type Options struct {
 	// Sleep waits on that clock; nil means phone.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Timing overrides hw/input's holds and releases; zero fields take
-	// hw/phone's timing table.
+	// phone's timing table.
 	Timing input.Timing
 	// Logger receives what Open and Close ignore (a stale id the phone
 	// did not know, a failed release). Nil means slog.Default().

@@ -13,7 +13,7 @@ import (
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/aoa/aoatest"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 var (

@@ -27,7 +27,7 @@
 // without input. The video is counted, never decoded: screenshots stay on
 // screencaptureservice. Gestures are played by phone.Player (the
 // backend encodes each contact sample as a remote HID touch), buttons are
-// held for hw/phone's timing table, and events go out through a
+// held for phone's timing table, and events go out through a
 // phone.Broadcaster. Below iOS 27, or without the developer disk
 // image's services, input answers phone.ErrUnsupported naming the gadget
 // backend.

@@ -13,7 +13,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/remotehid"
 	"github.com/openlolo/openlolo/hw/coredevice/remotexpc"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // MinInputIOS is the first iOS that takes touch and keys over CoreDevice.

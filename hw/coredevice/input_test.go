@@ -12,7 +12,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/remotehid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // clock is a settable clock for the stream's staleness.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/coredevice"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
 	"github.com/openlolo/openlolo/hw/usb/usbtest"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // iPhoneTree is a sysfs tree with an iPhone showing its usbmux

@@ -12,8 +12,8 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Options configure Open. The zero value of every field is usable.
@@ -76,7 +76,7 @@ func (o Options) inputTimings() inputTimings {
 	}
 }
 
-// Backend is the iPhone behind hw/phone over CoreDevice: native PNG
+// Backend is the iPhone behind phone over CoreDevice: native PNG
 // screenshots, the installed apps, launch by bundle id, URLs of any
 // scheme, the clipboard, and on iOS 27+ touch, keys and buttons through
 // the universal HID and Indigo services (behind a DisplayService media

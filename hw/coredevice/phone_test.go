@@ -11,7 +11,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 func waitState(t *testing.T, events <-chan phone.Event, b *coredevice.Backend, code api.PhoneState) {

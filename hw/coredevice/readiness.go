@@ -16,7 +16,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/plist"
 	"github.com/openlolo/openlolo/hw/coredevice/rsd"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // AMFIService is the lockdown service that reveals the Developer Mode

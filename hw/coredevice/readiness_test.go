@@ -18,7 +18,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/coredevice/ddi/dditest"
 	"github.com/openlolo/openlolo/hw/coredevice/plist"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 func TestIOSMajor(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/ddi"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux/muxusb"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // SocketHelp is the help of the --usbmuxd flag (serve and selftest).

@@ -15,8 +15,8 @@ import (
 
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // SelfTestOptions configure SelfTest.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/coredevice/mediastream"
 	"github.com/openlolo/openlolo/hw/coredevice/xpc"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // streamTimings are the media stream's clocks (see Options).

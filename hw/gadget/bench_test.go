@@ -9,7 +9,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/input"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // BenchmarkSwipePacing runs a 1 s swipe at 60 points/s through hw/input

@@ -15,7 +15,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/capture"
 	"github.com/openlolo/openlolo/hw/input"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // NoVideo is the Video value that runs without a capture device (input

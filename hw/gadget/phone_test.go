@@ -18,7 +18,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/capture"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // fakeKernel is a temp configfs, UDC class folder and /dev with a host

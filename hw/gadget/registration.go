@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Registration is the USB gadget's registration with the binary (see

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Panel is the box's LED and button as the self-test drives them (the

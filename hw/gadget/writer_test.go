@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // fakeHost is a pipe standing in for /dev/hidgN: the writer gets the

@@ -2,7 +2,7 @@ package hid
 
 import (
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // CharKey returns the key and shift state that type c on a US keyboard.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 func TestCharKey(t *testing.T) {

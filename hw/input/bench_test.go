@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // pipeWriter writes reports to a pipe, the way the gadget writes

@@ -13,7 +13,7 @@
 //
 // # Timing
 //
-// The defaults come from hw/phone's timing table (see [Timing]), and
+// The defaults come from phone's timing table (see [Timing]), and
 // gestures are played by phone.Player: a [Driver] only encodes each
 // contact sample as the profile's report. A gesture of a single point
 // holds the contact phone.PointHold (70 ms); gestures follow their own timeline on the

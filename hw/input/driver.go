@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Timing holds the durations the driver waits. Each zero field takes the
-// default named in its comment, from hw/phone's timing table.
+// default named in its comment, from phone's timing table.
 type Timing struct {
 	// TapHold is how long the contact of a gesture with a single point
 	// is held (default phone.PointHold). Gestures with two or more points follow

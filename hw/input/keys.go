@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Type types text on the keyboard, one key tap per character (shifted

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 const kb = hid.KindKeyboard

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Writer delivers one HID report to the phone through the function of

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // pointer is how one profile puts a contact down, moves it and lifts it.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 var at = phone.Point{X: 0.25, Y: 0.75}

@@ -4,7 +4,7 @@ import (
 	"image/color"
 	"strings"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // app is one app of the simulated phone's catalog: its bundle id, the name
@@ -43,7 +43,7 @@ func catalog() []app {
 	}
 }
 
-// phoneApps is the catalog as hw/phone reports it.
+// phoneApps is the catalog as phone reports it.
 func phoneApps(apps []app) []phone.App {
 	out := make([]phone.App, len(apps))
 	for i, a := range apps {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/hw/input"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // TestPhonePasteUnicode: the clipboard the sim keeps reaches the focused

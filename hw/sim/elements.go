@@ -6,7 +6,7 @@ import (
 	"image"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 var _ phone.ElementLister = (*Phone)(nil)

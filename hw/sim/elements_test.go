@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // list returns the phone's elements and fails the test on error.

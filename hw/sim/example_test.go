@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // A test finds the Notes icon through the sim's layout, taps it and types:

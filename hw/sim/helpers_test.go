@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // pngDir, when set, is where tests save the frames they look at, so a

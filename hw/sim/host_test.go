@@ -14,7 +14,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/input"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // These tests drive the simulated host with raw HID reports built by

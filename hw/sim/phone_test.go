@@ -10,7 +10,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/hid"
 	"github.com/openlolo/openlolo/hw/input"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // These are issue 2's acceptance tests for the simulated phone: every

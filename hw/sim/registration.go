@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Registration is the simulated phone's registration with the binary (see

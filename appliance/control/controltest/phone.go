@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // Phone is a fake phone. The zero value is not usable; call New.

@@ -25,7 +25,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // ErrStall is wrapped by every refusal: the phone stalled the request, as

@@ -20,8 +20,8 @@ import (
 	"github.com/openlolo/openlolo/hw/aoa"
 	"github.com/openlolo/openlolo/hw/aoa/aoatest"
 	"github.com/openlolo/openlolo/hw/hid"
-	"github.com/openlolo/openlolo/hw/phone"
 	"github.com/openlolo/openlolo/hw/usb"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // fakeScreen is a raw screencap of a 540×1200 phone (2.6 MB: several

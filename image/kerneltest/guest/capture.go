@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/capture"
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // captureChecks streams from vivid with hw/capture, converts a frame to

@@ -69,6 +69,6 @@ func TestProblemCodesAreTheContracts(t *testing.T) {
 		codes = append(codes, p.Code())
 	}
 	if !slices.Equal(codes, api.Problems()) {
-		t.Errorf("hw/phone's problems are %v; api lists %v", codes, api.Problems())
+		t.Errorf("phone's problems are %v; api lists %v", codes, api.Problems())
 	}
 }

@@ -1,7 +1,8 @@
 // Package phone defines what the box needs from an attached phone: the
 // [Phone] interface that every backend implements (the simulated phone in
 // hw/sim, the USB gadget with a capture device in hw/gadget, the iPhone
-// over CoreDevice in hw/coredevice), the [Frame] that a screenshot
+// over CoreDevice in hw/coredevice, an Android phone over ADB and AOA in
+// hw/android), the [Frame] that a screenshot
 // returns, the [Gesture] that touch input follows, and the [Event]s a
 // backend reports when the phone comes, goes or changes shape.
 //
@@ -40,4 +41,11 @@
 // the top-left corner of the content as the phone shows it now (after
 // rotation). Backends turn fractions into their own units (HID logical
 // range 0..32767 for the digitizer and the absolute mouse).
+//
+// # Its room
+//
+// The package is the contract between the box's services and the phone
+// drivers, so it lives beside them, not among them: the backends under
+// hw/ implement it, and appliance/ drives phones through it without
+// importing any hw/ package. It imports only api.
 package phone

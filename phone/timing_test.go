@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openlolo/openlolo/hw/phone"
+	"github.com/openlolo/openlolo/phone"
 )
 
 func TestSleep(t *testing.T) {
