@@ -217,6 +217,34 @@ func TouchFunction() Function {
 	}
 }
 
+// mouseDescriptor is a mouse's report descriptor: the Mouse application
+// and Pointer collection with three buttons (and five bits of padding)
+// and the X and Y usages both mice share, then rest (the axes' ranges,
+// the wheel, the ends of the collections).
+func mouseDescriptor(rest ...byte) []byte {
+	return append([]byte{
+		0x05, 0x01, // Usage Page (Generic Desktop)
+		0x09, 0x02, // Usage (Mouse)
+		0xa1, 0x01, // Collection (Application)
+		0x09, 0x01, //   Usage (Pointer)
+		0xa1, 0x00, //   Collection (Physical)
+		0x05, 0x09, //     Usage Page (Button)
+		0x19, 0x01, //     Usage Minimum (1)
+		0x29, 0x03, //     Usage Maximum (3)
+		0x15, 0x00, //     Logical Minimum (0)
+		0x25, 0x01, //     Logical Maximum (1)
+		0x95, 0x03, //     Report Count (3)
+		0x75, 0x01, //     Report Size (1)
+		0x81, 0x02, //     Input (Data, Variable, Absolute)
+		0x95, 0x01, //     Report Count (1)
+		0x75, 0x05, //     Report Size (5)
+		0x81, 0x03, //     Input (Constant): padding
+		0x05, 0x01, //     Usage Page (Generic Desktop)
+		0x09, 0x30, //     Usage (X)
+		0x09, 0x31, //     Usage (Y)
+	}, rest...)
+}
+
 // AbsMouseFunction is the iOS pointer: an absolute mouse (Mouse
 // application, Pointer physical collection) with three buttons, X and Y
 // 0..32767 and a relative wheel -127..127, as a 6-byte report without a
@@ -225,26 +253,7 @@ func AbsMouseFunction() Function {
 	return Function{
 		Kind: KindAbsMouse, Name: KindAbsMouse.String(),
 		ReportLength: AbsMouseReportLen,
-		Descriptor: []byte{
-			0x05, 0x01, // Usage Page (Generic Desktop)
-			0x09, 0x02, // Usage (Mouse)
-			0xa1, 0x01, // Collection (Application)
-			0x09, 0x01, //   Usage (Pointer)
-			0xa1, 0x00, //   Collection (Physical)
-			0x05, 0x09, //     Usage Page (Button)
-			0x19, 0x01, //     Usage Minimum (1)
-			0x29, 0x03, //     Usage Maximum (3)
-			0x15, 0x00, //     Logical Minimum (0)
-			0x25, 0x01, //     Logical Maximum (1)
-			0x95, 0x03, //     Report Count (3)
-			0x75, 0x01, //     Report Size (1)
-			0x81, 0x02, //     Input (Data, Variable, Absolute)
-			0x95, 0x01, //     Report Count (1)
-			0x75, 0x05, //     Report Size (5)
-			0x81, 0x03, //     Input (Constant): padding
-			0x05, 0x01, //     Usage Page (Generic Desktop)
-			0x09, 0x30, //     Usage (X)
-			0x09, 0x31, //     Usage (Y)
+		Descriptor: mouseDescriptor(
 			0x16, 0x00, 0x00, //     Logical Minimum (0)
 			0x26, 0xff, 0x7f, //     Logical Maximum (32767)
 			0x75, 0x10, //     Report Size (16)
@@ -258,7 +267,7 @@ func AbsMouseFunction() Function {
 			0x81, 0x06, //     Input (Data, Variable, Relative)
 			0xc0, //       End Collection
 			0xc0, // End Collection
-		},
+		),
 	}
 }
 
@@ -269,26 +278,7 @@ func RelMouseFunction() Function {
 		Kind: KindRelMouse, Name: KindRelMouse.String(),
 		Subclass: 1, Protocol: 2,
 		ReportLength: RelMouseReportLen,
-		Descriptor: []byte{
-			0x05, 0x01, // Usage Page (Generic Desktop)
-			0x09, 0x02, // Usage (Mouse)
-			0xa1, 0x01, // Collection (Application)
-			0x09, 0x01, //   Usage (Pointer)
-			0xa1, 0x00, //   Collection (Physical)
-			0x05, 0x09, //     Usage Page (Button)
-			0x19, 0x01, //     Usage Minimum (1)
-			0x29, 0x03, //     Usage Maximum (3)
-			0x15, 0x00, //     Logical Minimum (0)
-			0x25, 0x01, //     Logical Maximum (1)
-			0x95, 0x03, //     Report Count (3)
-			0x75, 0x01, //     Report Size (1)
-			0x81, 0x02, //     Input (Data, Variable, Absolute)
-			0x95, 0x01, //     Report Count (1)
-			0x75, 0x05, //     Report Size (5)
-			0x81, 0x03, //     Input (Constant): padding
-			0x05, 0x01, //     Usage Page (Generic Desktop)
-			0x09, 0x30, //     Usage (X)
-			0x09, 0x31, //     Usage (Y)
+		Descriptor: mouseDescriptor(
 			0x09, 0x38, //     Usage (Wheel)
 			0x15, 0x81, //     Logical Minimum (-127)
 			0x25, 0x7f, //     Logical Maximum (127)
@@ -297,6 +287,6 @@ func RelMouseFunction() Function {
 			0x81, 0x06, //     Input (Data, Variable, Relative)
 			0xc0, //       End Collection
 			0xc0, // End Collection
-		},
+		),
 	}
 }
