@@ -369,6 +369,8 @@ class E2ETest(unittest.TestCase):
         check(box.call_tool("openlolo_status"))
         check(box.call_tool("openlolo_capabilities"))
         check(box.call_tool("openlolo_device_info"))
+        phones = check(box.call_tool("openlolo_phones"))
+        self.assertEqual(len(phones.phones), 1, "one sim, one phone")
         apps = check(box.call_tool("openlolo_apps", {"query": "notes"}))
         self.assertTrue(apps.apps)
         check(box.button("home", **quick))
