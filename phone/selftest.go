@@ -32,6 +32,14 @@ func (s *SelfTestReport) now() time.Time {
 	return s.Now()
 }
 
+// width is the step names' column width.
+func (s *SelfTestReport) width() int {
+	if s.Width == 0 {
+		return 12
+	}
+	return s.Width
+}
+
 // Start is the time a step starts, for Done.
 func (s *SelfTestReport) Start() time.Time { return s.now() }
 
@@ -39,10 +47,7 @@ func (s *SelfTestReport) Start() time.Time { return s.now() }
 // start, skip (err wraps [ErrSkip]) with detail, or FAIL with err. It
 // reports whether the step passed.
 func (s *SelfTestReport) Done(name string, start time.Time, err error, detail string) bool {
-	width := s.Width
-	if width == 0 {
-		width = 12
-	}
+	width := s.width()
 	switch {
 	case err == nil:
 		s.Passed++
@@ -66,11 +71,7 @@ func (s *SelfTestReport) Skip(why string, names ...string) {
 
 // Wait prints that step name waits for the person to act.
 func (s *SelfTestReport) Wait(name, what string) {
-	width := s.Width
-	if width == 0 {
-		width = 12
-	}
-	fmt.Fprintf(s.W, "...     %-*s %s\n", width, name, what)
+	fmt.Fprintf(s.W, "...     %-*s %s\n", s.width(), name, what)
 }
 
 // Look prints what the person should see on the phone or the box.

@@ -60,16 +60,14 @@ func (u *USBInput) openAOA(ctx context.Context, path string) (phone.Input, func(
 func (u *USBInput) input(ctx context.Context) (phone.Input, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if u.in != nil { // open until the phone goes (do closes it on ErrDeviceGone)
+		return u.in, nil
+	}
 	devs, err := adbusb.Devices(u.Bus)
 	if err != nil || len(devs) == 0 {
-		u.closeLocked()
 		return nil, fmt.Errorf("android: aoa: %w: no phone on the box's USB host ports (%v)", phone.ErrUnsupported, err)
 	}
 	path := devs[0].Path
-	if u.in != nil && u.path == path {
-		return u.in, nil
-	}
-	u.closeLocked()
 	if u.refused == path {
 		return nil, fmt.Errorf("android: aoa: %w: the phone at %s refused AOA", phone.ErrUnsupported, path)
 	}
