@@ -19,6 +19,24 @@ import (
 // up a screenshot); answers are written whole, one per line, as they come.
 // Bridge returns when r ends or ctx is cancelled.
 func Bridge(ctx context.Context, c *Client, r io.Reader, w io.Writer) error {
+	return serveStdio(ctx, r, w, func(ctx context.Context, method string, params json.RawMessage) ([]byte, error) {
+		var p any
+		if len(params) > 0 {
+			p = params
+		}
+		return c.RPC(ctx, method, p)
+	})
+}
+
+// rpcHandler answers one JSON-RPC request (or notification) with its raw
+// result, or an error that becomes a JSON-RPC error.
+type rpcHandler func(ctx context.Context, method string, params json.RawMessage) ([]byte, error)
+
+// serveStdio reads newline-delimited JSON-RPC from r and runs h on each
+// request concurrently, writing each answer whole, one per line, as it
+// comes. It returns when r ends (after the answers in flight) or ctx is
+// cancelled.
+func serveStdio(ctx context.Context, r io.Reader, w io.Writer, h rpcHandler) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -53,14 +71,10 @@ func Bridge(ctx context.Context, c *Client, r io.Reader, w io.Writer) error {
 		if msg.Method == "" {
 			continue // a response from the client to us; we ask nothing
 		}
-		var params any
-		if len(msg.Params) > 0 {
-			params = msg.Params
-		}
 		wg.Add(1)
-		go func(id json.RawMessage, method string, params any) {
+		go func(id json.RawMessage, method string, params json.RawMessage) {
 			defer wg.Done()
-			res, err := c.RPC(ctx, method, params)
+			res, err := h(ctx, method, params)
 			if id == nil {
 				return // a notification: no answer
 			}
@@ -73,7 +87,7 @@ func Bridge(ctx context.Context, c *Client, r io.Reader, w io.Writer) error {
 				ID      json.RawMessage `json:"id"`
 				Result  json.RawMessage `json:"result"`
 			}{"2.0", id, json.RawMessage(orEmpty(res))})
-		}(msg.ID, msg.Method, params)
+		}(msg.ID, msg.Method, msg.Params)
 	}
 	wg.Wait()
 	if err := sc.Err(); err != nil && !errors.Is(err, context.Canceled) {

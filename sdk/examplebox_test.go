@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance"
+	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/hw/sim"
 	"github.com/openlolo/openlolo/sdk"
@@ -34,8 +35,11 @@ type exampleBox struct {
 	Fingerprint string
 	// Store is a token store in the temporary folder.
 	Store *sdk.TokenStore
-	// Phone is the simulated phone, to show what the examples did.
+	// Phone is the simulated phone, to show what the examples did (the
+	// first, sim-1, of a box with several).
 	Phone *sim.Phone
+	// Phones are all its simulated phones, sim-1 first.
+	Phones []*sim.Phone
 
 	owner *http.Client
 	dir   string
@@ -46,24 +50,45 @@ const examplePassphrase = "correct horse battery"
 
 // startExampleBox starts and claims a box; Close stops it and removes its
 // folder. A failure panics, which fails the example.
-func startExampleBox() *exampleBox {
+func startExampleBox() *exampleBox { return startBoxOf("openlolo-ex01", 1) }
+
+// startBoxOf is startExampleBox for a box named name with sims simulated
+// phones (sim-1 .. sim-N, as serve --sims N).
+func startBoxOf(name string, sims int) *exampleBox {
 	dir, err := os.MkdirTemp("", "openlolo-sdk-example-")
 	must(err)
-	ph, err := sim.New(sim.Options{})
-	must(err)
-	lines := newLineWriter("Setup code:")
-	ctx, cancel := context.WithCancel(context.Background())
-	box, err := appliance.New(ctx, appliance.Config{
+	var (
+		phs      []*sim.Phone
+		attached []control.Attached
+	)
+	closePhones := func() {
+		for _, ph := range phs {
+			ph.Close()
+		}
+	}
+	for i := 1; i <= sims; i++ {
+		ph, err := sim.New(sim.Options{})
+		must(err)
+		phs = append(phs, ph)
+		attached = append(attached, control.Attached{ID: fmt.Sprintf("sim-%d", i), Phone: ph})
+	}
+	cfg := appliance.Config{
 		StateDir: filepath.Join(dir, "state"),
-		Name:     "openlolo-ex01",
+		Name:     name,
 		Version:  "example",
-		Phone:    ph,
+		Phone:    phs[0],
 		LANAddr:  "127.0.0.1:0",
-		Out:      lines,
-	})
+	}
+	if sims > 1 {
+		cfg.Phones = attached
+	}
+	lines := newLineWriter("Setup code:")
+	cfg.Out = lines
+	ctx, cancel := context.WithCancel(context.Background())
+	box, err := appliance.New(ctx, cfg)
 	if err != nil {
 		cancel()
-		ph.Close()
+		closePhones()
 		panic(err)
 	}
 	done := make(chan error, 1)
@@ -72,7 +97,8 @@ func startExampleBox() *exampleBox {
 		URL:         strings.TrimSuffix(box.LANURL(), "/"),
 		Fingerprint: box.Cert().Fingerprint(),
 		Store:       &sdk.TokenStore{Path: filepath.Join(dir, "boxes.json")},
-		Phone:       ph,
+		Phone:       phs[0],
+		Phones:      phs,
 		dir:         dir,
 	}
 	b.stop = func() error {
@@ -83,7 +109,7 @@ func startExampleBox() *exampleBox {
 		case <-time.After(15 * time.Second):
 			err = fmt.Errorf("the box did not stop within 15 s")
 		}
-		ph.Close()
+		closePhones()
 		lines.w.Close()
 		os.RemoveAll(dir)
 		return err
@@ -96,11 +122,11 @@ func startExampleBox() *exampleBox {
 	case <-time.After(30 * time.Second):
 		panic("the box printed no setup code within 30 s")
 	}
-	cfg, err := boxtls.ClientConfig(b.Fingerprint)
+	tlsCfg, err := boxtls.ClientConfig(b.Fingerprint)
 	must(err)
 	jar, err := cookiejar.New(nil)
 	must(err)
-	b.owner = &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: cfg}}
+	b.owner = &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: tlsCfg}}
 	ownertest.Claim(panicTB{}, b.owner, b.URL, code, examplePassphrase)
 	return b
 }
@@ -109,17 +135,23 @@ func startExampleBox() *exampleBox {
 // certificate pinned, both scopes, approved by the owner) in b.Store.
 func startPairedBox() *exampleBox {
 	b := startExampleBox()
+	b.Pair(b.Store)
+	return b
+}
+
+// Pair pairs a client with the box in store (the certificate pinned,
+// both scopes, approved by the owner).
+func (b *exampleBox) Pair(store *sdk.TokenStore) {
 	_, err := sdk.Pair(context.Background(), b.URL, sdk.PairOptions{
 		ClientName: "example.go",
 		Pin:        b.Fingerprint,
-		Store:      b.Store,
+		Store:      store,
 		Prompt:     func(_, code, _ string) { b.Approve(code) },
 		// The owner approved before the first poll, which the box answers
 		// at once: no need to wait the interval first.
 		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() },
 	})
 	must(err)
-	return b
 }
 
 // Approve approves the pending request with userCode as the owner on the
