@@ -48,20 +48,26 @@ func startBox(t *testing.T, state string, rotate bool) *testBox {
 // startBoxOn is startBox on another phone backend (tb.Sim is then nil).
 func startBoxOn(t *testing.T, state string, rotate bool, ph phone.Phone) *testBox {
 	t.Helper()
-	if state == "" {
-		state = t.TempDir()
+	return startBoxConfig(t, appliance.Config{StateDir: state, RotateCert: rotate, Phone: ph})
+}
+
+// startBoxConfig starts the box cfg describes on 127.0.0.1 (a new temp
+// state dir when cfg has none, the name openlolo-e2e0 unless it has one),
+// claims it unless it is claimed already, and logs the owner in. It
+// closes cfg.Phone when the box stops.
+func startBoxConfig(t *testing.T, cfg appliance.Config) *testBox {
+	t.Helper()
+	if cfg.StateDir == "" {
+		cfg.StateDir = t.TempDir()
 	}
+	if cfg.Name == "" {
+		cfg.Name = "openlolo-e2e0"
+	}
+	state, ph := cfg.StateDir, cfg.Phone
 	var out syncBuffer
+	cfg.Version, cfg.LANAddr, cfg.Out = "test", "127.0.0.1:0", &out
 	ctx, cancel := context.WithCancel(context.Background())
-	box, err := appliance.New(ctx, appliance.Config{
-		StateDir:   state,
-		Name:       "openlolo-e2e0",
-		Version:    "test",
-		Phone:      ph,
-		LANAddr:    "127.0.0.1:0",
-		RotateCert: rotate,
-		Out:        &out,
-	})
+	box, err := appliance.New(ctx, cfg)
 	if err != nil {
 		cancel()
 		ph.Close()
