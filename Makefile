@@ -104,7 +104,7 @@ test-clients: build
 		{ npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock; }; }
 	$(GO) vet -tags clients ./integration/
 	node=$$(sh scripts/node20.sh) && PATH="$$node:$$PATH" OPENLOLO_BIN=$(CURDIR)/bin/openlolo \
-		$(GO) test -tags clients -run TestRealClients -count=1 -v ./integration/
+		$(GO) test -tags clients -run 'TestRealClients|TestFleetTSClient' -count=1 -v ./integration/
 
 ## bench: the benchmarks (figures for the closing notes)
 bench:

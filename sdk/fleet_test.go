@@ -103,13 +103,14 @@ func TestFleetOpenNeedsAGrant(t *testing.T) {
 
 // stdio is a line-at-a-time JSON-RPC client of a bridge.
 type stdio struct {
-	t  *testing.T
+	t  testing.TB
 	w  io.Writer
 	sc *bufio.Scanner
 	id int
 }
 
-func startFleetBridge(t *testing.T, ctx context.Context, f *sdk.Fleet) *stdio {
+// startFleetBridge runs FleetBridge over pipes until the test ends.
+func startFleetBridge(t testing.TB, ctx context.Context, f *sdk.Fleet) *stdio {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
