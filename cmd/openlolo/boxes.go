@@ -10,10 +10,11 @@ import (
 )
 
 // boxesCmd lists the boxes this user has paired with, their pins and the
-// state of each grant.
+// state of each grant, then the boxes on this network and on the tailnet.
 func boxesCmd(ctx context.Context, c *Context, args []string) (err error) {
-	fs := flags(c, "boxes", "[--discover 2s]")
-	wait := fs.Duration("discover", discoverTimeout, "also list the boxes answering on this network over mDNS, listening this long (0: do not look)")
+	fs := flags(c, "boxes", "[--discover[=2s]]")
+	wait := discoverFlag(discoverTimeout)
+	fs.Var(&wait, "discover", "also list the boxes answering on this network over mDNS (listening this long) and the peers tagged "+boxTag+" on this machine's tailnet (=0: do not look)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -28,10 +29,13 @@ func boxesCmd(ctx context.Context, c *Context, args []string) (err error) {
 	if err != nil {
 		return clientExit(err)
 	}
-	if *wait > 0 {
+	if wait > 0 {
 		defer func() {
 			if err == nil {
-				err = printLAN(ctx, c, st, *wait)
+				err = printLAN(ctx, c, st, time.Duration(wait))
+			}
+			if err == nil {
+				err = printTailnetSection(ctx, c, localTailscaled(), boxes)
 			}
 		}()
 	}
@@ -72,4 +76,45 @@ func printLAN(ctx context.Context, c *Context, st *sdk.TokenStore, wait time.Dur
 	}
 	fmt.Fprintln(c.Stdout, "\nOn this network (mDNS; pins are what each box advertises: compare before trusting):")
 	return printDiscovered(c.Stdout, found)
+}
+
+// printTailnetSection lists the boxes on this machine's tailnet.
+func printTailnetSection(ctx context.Context, c *Context, src tailnetStatus, paired []sdk.Box) error {
+	found, err := tailnetBoxes(ctx, src, paired)
+	if err != nil {
+		// Not every machine is on a tailnet: say why, fail nothing.
+		fmt.Fprintf(c.Stderr, "\nNo tailnet boxes listed: %v\n", err)
+		return nil
+	}
+	if len(found) == 0 {
+		fmt.Fprintf(c.Stdout, "\nNo peer on this tailnet is tagged %s.\n", boxTag)
+		return nil
+	}
+	fmt.Fprintf(c.Stdout, "\nOn this tailnet (peers tagged %s; certificates from the tailnet's CA):\n", boxTag)
+	return printTailnet(c.Stdout, found)
+}
+
+// discoverFlag is --discover: a duration to listen for mDNS answers, or
+// given bare, the default (2 s); =0 turns discovery off.
+type discoverFlag time.Duration
+
+func (d *discoverFlag) String() string   { return time.Duration(*d).String() }
+func (d *discoverFlag) IsBoolFlag() bool { return true }
+
+// Set takes true (the default wait), false or a duration.
+func (d *discoverFlag) Set(s string) error {
+	switch s {
+	case "true":
+		*d = discoverFlag(discoverTimeout)
+		return nil
+	case "false":
+		*d = 0
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("give a wait such as 2s, or 0 to not look")
+	}
+	*d = discoverFlag(v)
+	return nil
 }

@@ -94,3 +94,43 @@ func pinHint(d *sdk.Discovered, pin string) string {
 	}
 	return "WARNING: the box advertised another pin on the LAN (" + d.Pin + "): do not trust it unless the box itself shows this one."
 }
+
+// resolveDiscovered is resolveBox that also takes the name of a box
+// discovered but not paired (openlolo boxes lists them): a peer tagged
+// tag:openlolo on this machine's tailnet is reached at its MagicDNS name,
+// else a box answering over mDNS at its .local name or address (with its
+// advertised pin, for the hint). A name found nowhere becomes name.local.
+func resolveDiscovered(ctx context.Context, c *Context, st *sdk.TokenStore, arg string, tailnet tailnetStatus) (string, *sdk.Discovered, error) {
+	if strings.ContainsAny(arg, ".:/") {
+		u, err := resolveBox(st, arg)
+		return u, nil, err
+	}
+	paired, err := st.List()
+	if err != nil {
+		return "", nil, clientExit(err)
+	}
+	for _, b := range paired {
+		if b.Name == arg {
+			return b.URL, nil, nil
+		}
+	}
+	if found, err := tailnetBoxes(ctx, tailnet, paired); err == nil {
+		for _, b := range found {
+			if strings.EqualFold(b.Name, arg) {
+				fmt.Fprintf(c.Stderr, "%s is on this tailnet: %s\n", arg, b.URL)
+				return b.URL, nil, nil
+			}
+		}
+	}
+	if found, err := discover(ctx, st, discoverTimeout); err == nil {
+		for _, d := range found {
+			if strings.EqualFold(d.Name, arg) {
+				u := reachableURL(ctx, d)
+				fmt.Fprintf(c.Stderr, "%s answers on this network: %s\n", arg, u)
+				return u, &d, nil
+			}
+		}
+	}
+	u, err := resolveBox(st, arg)
+	return u, nil, err
+}

@@ -14,7 +14,7 @@ import (
 )
 
 func pairCmd(ctx context.Context, c *Context, args []string) error {
-	fs := flags(c, "pair", "[BOX] [--name NAME] [--scope 'phone:read phone:control'] [--pin sha256//…] [--yes]")
+	fs := flags(c, "pair", "[BOX | NAME] [--name NAME] [--scope 'phone:read phone:control'] [--pin sha256//…] [--yes]")
 	name := fs.String("name", "", "client name the owner sees (default '<program> on <hostname>')")
 	scope := fs.String("scope", "phone:read phone:control", "scopes to ask for")
 	pin := fs.String("pin", "", "expected certificate pin (leaf SHA-256 or sha256//SPKI); any other certificate is refused")
@@ -38,7 +38,7 @@ func pairCmd(ctx context.Context, c *Context, args []string) error {
 	if len(pos) == 0 {
 		boxURL, advertised, err = chooseDiscovered(ctx, c, in, st, *yes)
 	} else {
-		boxURL, err = resolveBox(st, pos[0])
+		boxURL, advertised, err = resolveDiscovered(ctx, c, st, pos[0], localTailscaled())
 	}
 	if err != nil {
 		return err
