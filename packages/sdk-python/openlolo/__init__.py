@@ -58,6 +58,7 @@ from .errors import (
     UnsupportedText,
     WrongEntry,
 )
+from .fleet import BoxState, Fleet, FleetPhone, FleetPhones, Phone
 from .pin import Pin, fingerprint_colon, fingerprint_hex, parse_pin, spki_pin
 from .store import BoxEntry, TokenStore, default_store_path
 from .transport import normalize_url
@@ -65,11 +66,11 @@ from .transport import normalize_url
 __version__ = "0.1.0"
 
 __all__ = [
-    "AccessDenied", "AppNotFound", "AskDenied", "AskExpired", "AskPending", "AuthorizationPending", "Box", "BoxEntry", "Cancelled", "CaptureFailed",
+    "AccessDenied", "AppNotFound", "AskDenied", "AskExpired", "AskPending", "AuthorizationPending", "Box", "BoxEntry", "BoxState", "Cancelled", "CaptureFailed",
     "ConnectionProblem", "ControlBusy", "ControlRequired", "CursorExpired", "DecodeError", "DEFAULT_SCOPES", "ExpiredToken",
-    "Frame", "FrameExpired", "GrantRevoked", "GrantRevokedRefusal", "Image", "InputFailed", "Internal",
+    "Fleet", "FleetPhone", "FleetPhones", "Frame", "FrameExpired", "GrantRevoked", "GrantRevokedRefusal", "Image", "InputFailed", "Internal",
     "InvalidArguments", "LinkNotFound", "LinkParams", "MUTATING_TOOLS", "NotPaired", "OpenloloError", "OperationConflict", "OperationNotFound",
-    "OutcomeUnknown", "PairingError", "Paused", "PhoneRequired", "PhoneUnavailable", "Pin", "PinMismatch", "ProfileNotFound", "ProtocolError",
+    "OutcomeUnknown", "PairingError", "Paused", "Phone", "PhoneRequired", "PhoneUnavailable", "Pin", "PinMismatch", "ProfileNotFound", "ProtocolError",
     "QueueFull", "RateLimited", "Refused", "Result", "ScopeRequired", "Screenshot", "SlowDown", "StoreError",
     "TokenStore", "TransportError", "Unsupported", "UnsupportedButton", "UnsupportedKey", "UnsupportedText",
     "Watch", "WrongEntry", "default_client_name", "default_store_path", "fingerprint_colon", "fingerprint_hex",

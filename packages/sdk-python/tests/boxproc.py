@@ -19,7 +19,7 @@ import time
 import urllib.parse
 import urllib.request
 import zlib
-from typing import IO, Dict, List, Optional, Tuple
+from typing import IO, Any, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -70,9 +70,9 @@ class Lines:
 class BoxProcess:
     """One `openlolo serve` process."""
 
-    def __init__(self, state: str, port: int = 0, rotate: bool = False) -> None:
+    def __init__(self, state: str, port: int = 0, rotate: bool = False, name: str = "openlolo-e2e", sims: int = 1) -> None:
         self.state = state
-        args = [binary(), "serve", "--state", state, "--lan", "127.0.0.1:%d" % port, "--phone", "sim", "--name", "openlolo-e2e"]
+        args = [binary(), "serve", "--state", state, "--lan", "127.0.0.1:%d" % port, "--phone", "sim", "--name", name, "--sims", str(sims)]
         if rotate:
             args.append("--rotate-cert")
         self.log = open(os.path.join(state + ".log"), "ab")
@@ -99,6 +99,36 @@ class BoxProcess:
         if self.p.stdout:
             self.p.stdout.close()
         self.log.close()
+
+
+def pair_with(box: "BoxProcess", owner: "Owner", store: Any, name: str, pin: Optional[str] = None) -> Any:
+    """Pair the Python SDK with box in store while owner approves on the
+    Access page; returns the paired openlolo.Box."""
+    from openlolo import Box
+
+    codes: "queue.Queue[str]" = queue.Queue()
+    client = Box(box.url, store=store)
+    errors: List[BaseException] = []
+
+    def run() -> None:
+        try:
+            client.pair(pin=pin or box.spki, client_name=name, prompt=lambda msg, code, link: codes.put(msg))
+        except BaseException as e:  # reported below
+            errors.append(e)
+            codes.put("")
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    msg = codes.get(timeout=60)
+    assert not errors, errors
+    m = re.fullmatch(r"Approve '(.*)' on the box page \(Access\)\. Code ([A-Z0-9]{4}-[A-Z0-9]{4})\.", msg)
+    assert m is not None, msg
+    assert m.group(1) == name, (m.group(1), name)
+    owner.approve(m.group(2))
+    t.join(60)
+    assert not t.is_alive(), "pairing did not finish after approval"
+    assert not errors, errors
+    return client
 
 
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')

@@ -7,15 +7,13 @@ The binary is $OPENLOLO_BIN, default bin/openlolo at the repository root
 
 import json
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import unittest
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.dirname(HERE)
@@ -81,28 +79,7 @@ class E2ETest(unittest.TestCase):
 
     def pair(self, name: str, pin: Optional[str] = None) -> Box:
         """Pair with the Python SDK while the owner approves on the Access page."""
-        codes: "queue.Queue[str]" = queue.Queue()
-        box = Box(self.box.url, store=self.store)
-        errors: List[BaseException] = []
-
-        def run() -> None:
-            try:
-                box.pair(pin=pin or self.box.spki, client_name=name, prompt=lambda msg, code, link: codes.put(msg))
-            except BaseException as e:  # reported below
-                errors.append(e)
-                codes.put("")
-
-        t = threading.Thread(target=run, daemon=True)
-        t.start()
-        msg = codes.get(timeout=60)
-        self.assertFalse(errors, errors)
-        m = re.fullmatch(r"Approve '(.*)' on the box page \(Access\)\. Code ([A-Z0-9]{4}-[A-Z0-9]{4})\.", msg)
-        self.assertIsNotNone(m, msg)
-        self.assertEqual(m.group(1), name)
-        self.owner.approve(m.group(2))
-        t.join(60)
-        self.assertFalse(t.is_alive(), "pairing did not finish after approval")
-        self.assertFalse(errors, errors)
+        box: Box = boxproc.pair_with(self.box, self.owner, self.store, name, pin)
         return box
 
     def env(self, **extra: str) -> dict:
