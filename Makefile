@@ -92,7 +92,7 @@ test-browser: build
 
 ## test-net: the remote entry over an offline tailnet (testcontrol + DERP) and mDNS, in network namespaces
 test-net:
-	$(GO) test -tags 'tailnet $(TS_OMIT_TEST)' -count=1 -run 'Tailnet|MDNS' ./appliance/entry/
+	$(GO) test -tags 'tailnet $(TS_OMIT_TEST)' -count=1 -run 'Tailnet|MDNS' ./appliance/entry/ ./cmd/openlolo/
 
 ## test-clients: real MCP and OAuth clients (pinned npm packages, Go modules) against bin/openlolo serve on the sim
 # npm ci runs only when package-lock.json differs from the one last installed.
