@@ -17,25 +17,27 @@ import (
 )
 
 // twoBoxes starts two real boxes, openlolo-fa01 with two simulated phones
-// and openlolo-fb02 with one, and pairs one token store with both.
-func twoBoxes(t *testing.T) (a, b *exampleBox, store *sdk.TokenStore) {
+// and openlolo-fb02 with one, pairs one token store with both and opens
+// the fleet. b is the second box (the tests stop it); ctx ends with the
+// test.
+func twoBoxes(t *testing.T) (ctx context.Context, b *exampleBox, f *sdk.Fleet) {
 	t.Helper()
-	a, b = startBoxOf("openlolo-fa01", 2), startBoxOf("openlolo-fb02", 1)
+	a, b := startBoxOf("openlolo-fa01", 2), startBoxOf("openlolo-fb02", 1)
 	t.Cleanup(func() { a.stop(); b.stop() })
-	store = &sdk.TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")}
+	store := &sdk.TokenStore{Path: filepath.Join(t.TempDir(), "boxes.json")}
 	a.Pair(store)
 	b.Pair(store)
-	return a, b, store
-}
-
-func TestFleetRoutesByBoxAndPhone(t *testing.T) {
-	_, b, store := twoBoxes(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	f, err := sdk.OpenFleet(ctx, &sdk.Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, b, f
+}
+
+func TestFleetRoutesByBoxAndPhone(t *testing.T) {
+	ctx, b, f := twoBoxes(t)
 	l, err := f.Phones(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -167,13 +169,7 @@ func errCode(sc map[string]any) string {
 }
 
 func TestFleetBridge(t *testing.T) {
-	_, b, store := twoBoxes(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	f, err := sdk.OpenFleet(ctx, &sdk.Options{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, b, f := twoBoxes(t)
 	s := startFleetBridge(t, ctx, f)
 	init := s.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "test", "version": "1"}})
