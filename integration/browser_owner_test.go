@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,100 @@ func (bt *browserTab) tapLive(t *testing.T, fx, fy float64) {
 	}
 }
 
+// liveJS are the page-side helpers of ownerInputShows: px draws an image
+// 240 pixels wide, diff counts the pixels where two such drawings differ
+// by more than 64 levels in a channel (the live view and the still
+// picture differ in size and JPEG quality, which moves a pixel by a few
+// levels; a letter typed moves dozens of pixels from white to black),
+// still loads the
+// box's still picture of the screen now (/status/screen.jpg), and the
+// wrapped fetch notes when the box answers the page's input (a POST).
+const liveJS = `(() => {
+	if (window.liveTest) return;
+	const w = 240, live = document.getElementById("phone-live");
+	const px = (img) => {
+		const c = document.createElement("canvas");
+		c.width = w; c.height = Math.round(w * live.height / live.width); // its shape on the page
+		const x = c.getContext("2d");
+		x.drawImage(img, 0, 0, c.width, c.height);
+		return x.getImageData(0, 0, c.width, c.height).data;
+	};
+	const diff = (a, b) => {
+		let n = 0;
+		for (let i = 0; i < a.length; i += 4) {
+			if (Math.max(Math.abs(a[i] - b[i]), Math.abs(a[i + 1] - b[i + 1]), Math.abs(a[i + 2] - b[i + 2])) > 64) n++;
+		}
+		return n;
+	};
+	const still = async () => { const m = new Image(); m.src = "/status/screen.jpg?t=" + Date.now(); await m.decode(); return px(m); };
+	const realFetch = window.fetch;
+	window.fetch = function (u, o) {
+		const r = realFetch(u, o);
+		if (o && o.method === "POST") r.then(() => { window.liveTest.answered = performance.now(); });
+		return r;
+	};
+	window.liveTest = { px: () => px(live), diff: diff, still: still, answered: 0 };
+})()`
+
+// liveShows is the most pixels the live view may differ by from the
+// still picture (liveJS's diff) to show the same screen.
+const liveShows = 12
+
+// ownerInputShows makes the owner's input on the page (input: a click
+// the page's script posts) and fails unless the live view shows the
+// screen the input made within a second of the box's answer to it.
+func (bt *browserTab) ownerInputShows(t *testing.T, what string, input func()) {
+	t.Helper()
+	if _, err := run(bt, chromedp.Evaluate[any](liveJS)); err != nil {
+		t.Fatalf("the test's page helpers: %v", err)
+	}
+	settled := `(async () => { const L = window.liveTest; const d = L.diff(L.px(), await L.still()); L.before = L.px(); L.answered = 0; return d <= ` + strconv.Itoa(liveShows) + `; })()`
+	for deadline := time.Now().Add(wait); ; {
+		ok, err := run(bt, chromedp.Evaluate[bool](settled, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("before %s: %v", what, err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("before %s the live view never showed the screen", what)
+		}
+	}
+	input()
+	if err := bt.until(`window.liveTest.answered > 0`); err != nil {
+		t.Fatalf("the box did not answer the owner's %s: %v", what, err)
+	}
+	// The screen the input made is the still picture after the answer;
+	// the live view must show it (and so differ from before) within 1 s.
+	shown := `(async () => {
+		const L = window.liveTest, want = await L.still();
+		let d = 0, moved = 0;
+		while (performance.now() - L.answered < 1000) {
+			const now = L.px();
+			d = L.diff(now, want); moved = L.diff(now, L.before);
+			if (d <= ` + strconv.Itoa(liveShows) + ` && moved > ` + strconv.Itoa(liveShows) + `) return {ms: performance.now() - L.answered, d: d, moved: moved};
+			await new Promise((r) => setTimeout(r, 20));
+		}
+		return {ms: -1, d: d, moved: moved};
+	})()`
+	var got struct {
+		MS       float64
+		D, Moved float64
+	}
+	raw, err := run(bt, chromedp.Evaluate[[]byte](shown, chromedp.EvalAwaitPromise))
+	if err == nil {
+		err = json.Unmarshal(raw, &got)
+	}
+	if err != nil {
+		t.Fatalf("after the owner's %s: %v", what, err)
+	}
+	if got.MS < 0 {
+		t.Fatalf("1 s after the box answered the owner's %s the live view differs from the screen in %.0f pixels and from before the input in %.0f: it shows an older picture", what, got.D, got.Moved)
+	}
+	t.Logf("the live view showed the owner's %s %.0f ms after the box answered it (%.0f pixels from the screen, %.0f from before)", what, got.MS, got.D, got.Moved)
+}
+
 // testLive: the live view follows an agent's tap within a second, Take
 // over stops the agent, and the owner's tap on the live view opens an
 // app on the phone.
@@ -297,6 +392,36 @@ func testLive(t *testing.T, bt *browserTab, c *sdk.Client) {
 		findOne(t, c, "Done") // Notes' bar: the app is open, as the client sees it
 		bt.open(t, "/status")
 		bt.submit(t, `form[action="/status/resume"] button`) // Give control back (and lift the pause)
+		bt.waitText(t, "#control-holder", "Nobody holds control")
+	})
+
+	// The owner's own input showed in Chromium one picture late (the
+	// screen before it) until the next change: the stream sent a
+	// picture's boundary but not the next part's headers, which Chromium
+	// waits for before it shows a part.
+	t.Run("owner-input-within-1s", func(t *testing.T) {
+		home()
+		_, m := findOne(t, c, "Notes")
+		if _, err := c.Control(ctx, "release"); err != nil { // the owner's input takes control
+			t.Fatalf("release: %v", err)
+		}
+		bt.open(t, "/status")
+		if err := bt.until(`document.getElementById("phone-live").src.includes("/status/live.mjpeg")`); err != nil {
+			t.Fatalf("the live view never became the stream: %v", err)
+		}
+		click := func(js string) func() {
+			return func() {
+				t.Helper()
+				if _, err := run(bt, chromedp.Evaluate[any](js)); err != nil {
+					t.Fatalf("%s: %v", js, err)
+				}
+			}
+		}
+		bt.ownerInputShows(t, "tap on Notes", func() { bt.tapLive(t, m.CenterX, m.CenterY) })
+		bt.ownerInputShows(t, "typing", click(`(() => { document.getElementById("owner-text").value = "live"; document.querySelector("#owner-type button:not([name])").click(); })()`))
+		bt.ownerInputShows(t, "Home", click(`document.querySelector("form.owner-buttons button[data-button=home]").click()`))
+		bt.open(t, "/status")
+		bt.submit(t, `form[action="/status/give-back"] button`) // the owner's input took control
 		bt.waitText(t, "#control-holder", "Nobody holds control")
 	})
 }

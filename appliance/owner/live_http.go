@@ -14,6 +14,18 @@ import (
 // liveBoundary separates the stream's pictures.
 const liveBoundary = "openlolo-frame"
 
+// livePartHead is what ends each picture of the stream and opens the
+// next one: the boundary and the next part's headers together. Chromium
+// shows a part of multipart/x-mixed-replace only once it has read the
+// next part's headers (its multipart image parser hands the finished
+// part to the image when the next part begins), so a stream that wrote
+// only the boundary after a picture kept showing the picture before it
+// until the screen changed again: after the owner's own input the live
+// view stayed one step behind for seconds. The next part's length is not
+// known yet, so parts carry no Content-Length; readers find a part's end
+// by the boundary, as multipart/x-mixed-replace is defined.
+const livePartHead = "--" + liveBoundary + "\r\nContent-Type: image/jpeg\r\n\r\n"
+
 // liveWriteTimeout cuts a stream whose viewer stopped reading.
 const liveWriteTimeout = 10 * time.Second
 
@@ -54,9 +66,10 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	// The boundary ends each picture, so a browser shows it at once
-	// rather than when the next one starts.
-	if _, err := w.Write([]byte("--" + liveBoundary + "\r\n")); err != nil {
+	// The boundary and the next part's headers end each picture, so a
+	// browser shows it at once rather than when the next one starts
+	// (livePartHead).
+	if _, err := w.Write([]byte(livePartHead)); err != nil {
 		return
 	}
 	rc.Flush()
@@ -94,14 +107,10 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 		}
 		bud.spend(len(fr.jpeg), time.Now())
 		rc.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
-		head := "Content-Type: image/jpeg\r\nContent-Length: " + strconv.Itoa(len(fr.jpeg)) + "\r\n\r\n"
-		if _, err := w.Write([]byte(head)); err != nil {
-			return
-		}
 		if _, err := w.Write(fr.jpeg); err != nil {
 			return
 		}
-		if _, err := w.Write([]byte("\r\n--" + liveBoundary + "\r\n")); err != nil {
+		if _, err := w.Write([]byte("\r\n" + livePartHead)); err != nil {
 			return
 		}
 		if err := rc.Flush(); err != nil {

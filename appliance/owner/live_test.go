@@ -1,6 +1,7 @@
 package owner_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -59,7 +60,9 @@ func nextPicture(t *testing.T, mr *multipart.Reader) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := part.Header.Get("Content-Length"); n != strconv.Itoa(len(b)) {
+	// A part's headers go out before its picture exists (livePartHead),
+	// so it has no Content-Length; one it had would have to be right.
+	if n := part.Header.Get("Content-Length"); n != "" && n != strconv.Itoa(len(b)) {
 		t.Fatalf("part Content-Length %q, body %d bytes", n, len(b))
 	}
 	if _, err := jpeg.DecodeConfig(bytes.NewReader(b)); err != nil {
@@ -121,6 +124,52 @@ func TestLiveStream(t *testing.T) {
 	if _, _, now := b.pages.LiveWatching(); now != caps {
 		t.Errorf("the box took %d screenshots after the viewer left", now-caps)
 	}
+}
+
+// Each picture of the stream is followed at once by the boundary and
+// the next part's headers, with no change of the screen: Chromium shows
+// a part only when it has read the next part's headers, and a stream
+// that sent only the boundary left the owner's live view one picture
+// behind after the owner's own input until the screen changed again.
+func TestLiveStreamPartHeadsNext(t *testing.T) {
+	b, c := claimedBox(t, boxOpts{phone: simPhone(t), control: &fakeControl{}})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.url+"/status/live.mjpeg", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	head := "--openlolo-frame\r\nContent-Type: image/jpeg\r\n\r\n"
+	r := bufio.NewReader(res.Body)
+	// readHead reads the next part's boundary and headers; on a still
+	// phone nothing else comes, so a stream that holds them back fails
+	// here when ctx ends.
+	readHead := func(what string) {
+		t.Helper()
+		got := make([]byte, len(head))
+		if _, err := io.ReadFull(r, got); err != nil || string(got) != head {
+			t.Fatalf("%s: read %q (%v), want %q right away", what, got, err, head)
+		}
+	}
+	readHead("the stream's start")
+	var pic []byte
+	for !bytes.HasSuffix(pic, []byte("\r\n--openlolo-frame\r\n")) {
+		ch, err := r.ReadByte()
+		if err != nil {
+			t.Fatalf("the first picture: %v after %d bytes", err, len(pic))
+		}
+		pic = append(pic, ch)
+	}
+	if _, err := jpeg.DecodeConfig(bytes.NewReader(pic)); err != nil {
+		t.Fatalf("the first part is no JPEG: %v", err)
+	}
+	r = bufio.NewReader(io.MultiReader(strings.NewReader("--openlolo-frame\r\n"), r))
+	readHead("after the first picture, on a still phone")
 }
 
 func TestLiveStreamNeedsOwner(t *testing.T) {
@@ -402,11 +451,19 @@ func TestLiveStreamEnds(t *testing.T) {
 	}
 	nextPicture(t, mr)
 	b.pages.EndStreams()
-	ended := make(chan error, 1)
-	go func() { _, err := mr.NextPart(); ended <- err }()
+	// The next part's headers went out with the last picture
+	// (livePartHead): what must not come is a picture in it.
+	sent := make(chan int64, 1)
+	go func() {
+		var n int64
+		for p, err := mr.NextPart(); err == nil && n == 0; p, err = mr.NextPart() {
+			n, _ = io.Copy(io.Discard, p)
+		}
+		sent <- n
+	}()
 	select {
-	case err := <-ended:
-		if err == nil {
+	case n := <-sent:
+		if n > 0 {
 			t.Fatal("the stream sent another picture after EndStreams")
 		}
 	case <-time.After(5 * time.Second):
