@@ -90,7 +90,14 @@ func (c *Cache) put(k cacheKey, p *Picture) {
 // scratchRGBA returns a w×h picture from scratch, or a new one; its pixels
 // are whatever they were.
 func (c *Cache) scratchRGBA(w, h int) *image.RGBA {
-	if p, ok := c.scratch.Get().(*image.RGBA); ok && cap(p.Pix) >= 4*w*h {
+	p, _ := c.scratch.Get().(*image.RGBA)
+	return reuseRGBA(p, w, h)
+}
+
+// reuseRGBA is a w×h picture over p's pixels when they are large enough
+// (whatever they were), a new one otherwise.
+func reuseRGBA(p *image.RGBA, w, h int) *image.RGBA {
+	if p != nil && cap(p.Pix) >= 4*w*h {
 		return &image.RGBA{Pix: p.Pix[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
 	}
 	return image.NewRGBA(image.Rect(0, 0, w, h))
@@ -121,7 +128,14 @@ func (c *Cache) Encode(f Frame, s Spec) (*Picture, error) {
 	if !native {
 		small := c.scratchRGBA(w, h)
 		defer c.scratch.Put(small)
-		img = Scale(small, f.Image)
+		// The block averages of a large reduction go to scratch too.
+		reduced, _ := c.scratch.Get().(*image.RGBA)
+		if used := scale(small, f.Image, reduced); used != nil {
+			defer c.scratch.Put(used)
+		} else if reduced != nil {
+			c.scratch.Put(reduced)
+		}
+		img = small
 	}
 	data, err := Encode(img, s.Format, s.Quality)
 	if err != nil {
