@@ -103,12 +103,15 @@ func (c caps) canCapture() bool {
 }
 
 // enumFormats lists the capture pixel formats.
-func enumFormats(fd int) []FourCC {
+func enumFormats(fd int) []FourCC { return enumFormatsOf(fd, bufTypeVideoCapture) }
+
+// enumFormatsOf lists the pixel formats of the queue of buffer type typ.
+func enumFormatsOf(fd int, typ uint32) []FourCC {
 	var out []FourCC
 	for i := 0; i < 256; i++ {
 		b := make([]byte, 64)
 		le.PutUint32(b[0:], uint32(i))
-		le.PutUint32(b[4:], bufTypeVideoCapture)
+		le.PutUint32(b[4:], typ)
 		if err := ioctl(fd, vidiocEnumFmt, b); err != nil {
 			break
 		}
