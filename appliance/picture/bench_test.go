@@ -64,3 +64,27 @@ func BenchmarkPageJPEG(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeJPEG is a capture device's MJPEG frame decoded (the sim's
+// 1179×2556 screen at JPEG q90, about a 1080p frame's pixels): DecodeJPEG
+// (libjpeg-turbo under -tags turbojpeg) against image/jpeg in the same run.
+func BenchmarkDecodeJPEG(b *testing.B) {
+	data, err := Encode(simFrame(b).Image, api.FormatJPEG, 90)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("box", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := DecodeJPEG(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("image-jpeg", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := stdjpeg.Decode(bytes.NewReader(data)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

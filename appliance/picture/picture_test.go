@@ -7,6 +7,7 @@ import (
 	"image/color"
 	stdjpeg "image/jpeg"
 	_ "image/png"
+	"strings"
 	"testing"
 
 	"golang.org/x/image/draw"
@@ -249,4 +250,46 @@ func BenchmarkEncode1536Baseline(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// DecodeJPEG gives back the picture that was encoded, within JPEG's
+// loss, and a clear error for bytes that are no JPEG.
+func TestDecodeJPEG(t *testing.T) {
+	f := simFrame(t)
+	data, err := Encode(f.Image, api.FormatJPEG, 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := DecodeJPEG(data)
+	if err != nil {
+		t.Fatalf("DecodeJPEG: %v", err)
+	}
+	if img.Bounds() != f.Image.Bounds() {
+		t.Fatalf("decoded %v, want %v", img.Bounds(), f.Image.Bounds())
+	}
+	var diff, n uint64
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 7 {
+		for x := b.Min.X; x < b.Max.X; x += 7 {
+			r0, g0, b0, _ := img.At(x, y).RGBA()
+			r1, g1, b1, _ := f.Image.At(x, y).RGBA()
+			diff += absDiff(r0, r1) + absDiff(g0, g1) + absDiff(b0, b1)
+			n += 3
+		}
+	}
+	if mean := diff / n >> 8; mean > 4 {
+		t.Errorf("decoded picture differs by %d levels on average, want JPEG's few", mean)
+	}
+	for _, bad := range [][]byte{nil, []byte("not a jpeg")} {
+		if _, err := DecodeJPEG(bad); err == nil || !strings.Contains(err.Error(), "picture: decode JPEG") {
+			t.Errorf("DecodeJPEG(%q) = %v, want a picture: decode JPEG error", bad, err)
+		}
+	}
+}
+
+func absDiff(a, b uint32) uint64 {
+	if a > b {
+		return uint64(a - b)
+	}
+	return uint64(b - a)
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/hw/android"
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/gadget"
@@ -22,7 +23,7 @@ func phoneBackends() []phone.Registration {
 	return []phone.Registration{
 		android.Registration(android.Options{}),
 		coredevice.Registration(coredevice.Options{}),
-		gadget.Registration(gadget.Options{}),
+		gadget.Registration(gadget.Options{DecodeJPEG: picture.DecodeJPEG}), // libjpeg-turbo's in the box's build
 		sim.Registration(sim.Options{}),
 	}
 }

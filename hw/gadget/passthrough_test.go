@@ -3,9 +3,12 @@ package gadget
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/color"
 	"image/jpeg"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,5 +74,52 @@ func TestScreenshotPassesMJPEGThrough(t *testing.T) {
 	}
 	if b := f.Image.Bounds(); b.Dx() < 60 || b.Dx() > 68 || b.Dy() != 128 {
 		t.Errorf("the pillarboxed screen is %v, want about 64x128", b)
+	}
+}
+
+// Options.DecodeJPEG decodes the MJPEG frames (the box gives
+// libjpeg-turbo's), with the Huffman tables put in first; YUYV frames
+// stay with capture.Decode.
+func TestScreenshotDecodesMJPEGWithOptions(t *testing.T) {
+	t.Parallel()
+	k := newFakeKernel(t, Android, "configured")
+	v := &fakeVideo{}
+	var calls atomic.Int32
+	opts := fakeOptions(t, k, Android, v)
+	opts.DecodeJPEG = func(b []byte) (image.Image, error) {
+		calls.Add(1)
+		return jpeg.Decode(bytes.NewReader(b))
+	}
+	p, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v.showJPEG(t, 1, 64, 128, image.Rect(0, 0, 64, 128))
+	if _, err := p.Screenshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("an MJPEG frame was not decoded with Options.DecodeJPEG")
+	}
+	n := calls.Load()
+	v.show(2, 64, 32, 16, 32) // YUYV
+	if _, err := p.Screenshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != n {
+		t.Error("a YUYV frame went to Options.DecodeJPEG")
+	}
+	opts.DecodeJPEG = func([]byte) (image.Image, error) { return nil, errors.New("broken") }
+	q, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	v.showJPEG(t, 3, 64, 128, image.Rect(0, 0, 64, 128))
+	if _, err := q.Screenshot(ctx); err == nil || !strings.Contains(err.Error(), "decode MJPEG frame 3: broken") {
+		t.Errorf("Screenshot with a failing decoder = %v, want the decoder's error named", err)
 	}
 }

@@ -51,6 +51,10 @@ type Options struct {
 	Poll time.Duration
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// DecodeJPEG decodes the capture device's MJPEG frames (the box
+	// passes libjpeg-turbo's, several times faster than image/jpeg on a
+	// Pi); nil means capture.Decode's image/jpeg.
+	DecodeJPEG func([]byte) (image.Image, error)
 	// Now is the clock events are stamped with and retries are timed
 	// on; nil means time.Now.
 	Now func() time.Time
@@ -385,7 +389,7 @@ func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) 
 		}
 	}
 
-	img, err := capture.Decode(f)
+	img, err := p.decode(f)
 	if err != nil {
 		return nil, fmt.Errorf("gadget: screenshot: %w: %v", phone.ErrCaptureFailed, err)
 	}
@@ -417,6 +421,20 @@ func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) 
 		p.publish(phone.Event{Kind: phone.NewFrame, At: p.opts.Now(), State: state, Seq: f.Seq})
 	}
 	return shot, nil
+}
+
+// decode is f as an image: MJPEG through Options.DecodeJPEG when set
+// (with the Huffman tables many dongles leave out put in), the rest
+// through capture.Decode.
+func (p *Phone) decode(f *capture.Frame) (image.Image, error) {
+	if f.Format.Pixel != capture.MJPEG || p.opts.DecodeJPEG == nil {
+		return capture.Decode(f)
+	}
+	img, err := p.opts.DecodeJPEG(capture.FixMJPEG(f.Data))
+	if err != nil {
+		return nil, fmt.Errorf("capture: decode MJPEG frame %d: %w", f.Seq, err)
+	}
+	return img, nil
 }
 
 // crop returns r of img as an image whose bounds start at (0,0).

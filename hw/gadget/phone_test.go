@@ -151,6 +151,17 @@ func hasReport(stream, r []byte) bool {
 
 func openFake(t *testing.T, k *fakeKernel, platform string, video frameSource) *Phone {
 	t.Helper()
+	p, err := Open(context.Background(), fakeOptions(t, k, platform, video))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// fakeOptions are openFake's options: the fake kernel's paths and video.
+func fakeOptions(t *testing.T, k *fakeKernel, platform string, video frameSource) Options {
+	t.Helper()
 	opts := Options{
 		Platform: platform, Serial: "test", ConfigFS: k.configfs, UDCDir: k.udcDir, DevDir: k.devDir,
 		Poll: 10 * time.Millisecond, WriteDeadline: 200 * time.Millisecond, open: k.open(t), capture: video,
@@ -159,12 +170,7 @@ func openFake(t *testing.T, k *fakeKernel, platform string, video frameSource) *
 	if video == nil {
 		opts.Video = NoVideo
 	}
-	p, err := Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
+	return opts
 }
 
 // waitState waits for the backend to report code, polling on the real
