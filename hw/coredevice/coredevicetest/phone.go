@@ -96,10 +96,25 @@ type Phone struct {
 	listeners []net.Listener
 }
 
-// Start brings the fake phone up (stopped at t's cleanup) and returns a
-// usbmux client for it.
+// Start brings the fake phone up behind a fake usbmuxd (stopped at t's
+// cleanup) and returns a usbmux client for it.
 func (p *Phone) Start(t testing.TB) *usbmux.Client {
 	t.Helper()
+	accept := p.Ports()
+	p.Mux = &usbmuxtest.Server{}
+	p.Mux.Connect = func(_ uint64, port uint16) func(net.Conn) { return accept(port) }
+	path := p.Mux.Start(t)
+	p.Device = usbmux.Device{ID: 1, UDID: p.UDID, ConnectionType: "USB", ProductID: 0x12a8}
+	p.Mux.Attach(p.Device)
+	t.Cleanup(p.Stop)
+	return &usbmux.Client{Socket: path}
+}
+
+// Ports readies the fake phone without a usbmuxd and returns what
+// answers a stream to each of its usbmux ports (nil: nobody listens
+// there), for any device side of usbmux: Start's fake usbmuxd, or
+// muxusb.Serve over a USB gadget. Stop ends what it started.
+func (p *Phone) Ports() func(port uint16) func(net.Conn) {
 	if p.UDID == "" {
 		p.UDID = "00008140-0011223344556677"
 	}
@@ -132,8 +147,7 @@ func (p *Phone) Start(t testing.TB) *usbmux.Client {
 	for i, n := range names {
 		p.ports[n] = uint16(firstPort + i)
 	}
-	p.Mux = &usbmuxtest.Server{}
-	p.Mux.Connect = func(id uint64, port uint16) func(net.Conn) {
+	return func(port uint16) func(net.Conn) {
 		switch port {
 		case lockdown.Port:
 			return p.Lockdown.Serve
@@ -144,20 +158,18 @@ func (p *Phone) Start(t testing.TB) *usbmux.Client {
 		}
 		return nil
 	}
-	path := p.Mux.Start(t)
-	p.Device = usbmux.Device{ID: 1, UDID: p.UDID, ConnectionType: "USB", ProductID: 0x12a8}
-	p.Mux.Attach(p.Device)
-	t.Cleanup(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, l := range p.listeners {
-			l.Close()
-		}
-		for _, n := range p.networks {
-			n.Close()
-		}
-	})
-	return &usbmux.Client{Socket: path}
+}
+
+// Stop closes the fake phone's tunnels and their listeners.
+func (p *Phone) Stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.listeners {
+		l.Close()
+	}
+	for _, n := range p.networks {
+		n.Close()
+	}
 }
 
 // Requests returns the requests service received, in order.

@@ -3,6 +3,10 @@ package lockdown_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"net"
 	"os"
@@ -281,5 +285,21 @@ func TestCheckin(t *testing.T) {
 			t.Errorf("%s: Checkin = %v", name, err)
 		}
 		a.Close()
+	}
+}
+
+// TestDeviceKey: a fake device given a key reports that key as its
+// DevicePublicKey (an emulated test machine passes one made beforehand).
+func TestDeviceKey(t *testing.T) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &lockdowntest.Device{UDID: udid, Key: k}
+	mux, d := fakePhone(t, dev)
+	pub, err := dial(t, mux, d).GetValue(t.Context(), "", "DevicePublicKey")
+	want := pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(&k.PublicKey)})
+	if b, _ := pub.([]byte); err != nil || !bytes.Equal(b, want) {
+		t.Errorf("DevicePublicKey = %s, %v; want the given key's %s", pub, err, want)
 	}
 }

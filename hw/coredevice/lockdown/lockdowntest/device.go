@@ -40,6 +40,10 @@ type Device struct {
 	// DeveloperMode is what DeveloperModeStatus (domain
 	// com.apple.security.mac.amfi) reports.
 	DeveloperMode bool
+	// Key is the device's key (DevicePublicKey); nil means a new
+	// 2048-bit key on first use (seconds on an emulated CPU: a test
+	// there passes one made beforehand).
+	Key *rsa.PrivateKey
 
 	once sync.Once
 	key  *rsa.PrivateKey
@@ -56,11 +60,14 @@ type hostRecord struct {
 
 func (d *Device) init() {
 	d.once.Do(func() {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
+		d.key = d.Key
+		if d.key == nil {
+			k, err := rsa.GenerateKey(rand.Reader, 2048)
+			if err != nil {
+				panic(err)
+			}
+			d.key = k
 		}
-		d.key = k
 		d.paired = map[string]hostRecord{}
 	})
 }

@@ -244,6 +244,7 @@ func (m *Mux) dispatch(p Packet) {
 			m.log.Debug("muxusb: late VERSION ignored", "device", m.cfg.Name)
 			return
 		}
+		m.restart()
 		v := m.cfg.Version
 		if v == 0 {
 			v = 2
@@ -258,6 +259,25 @@ func (m *Mux) dispatch(p Packet) {
 	case ProtoSetup:
 		// The host restarted the sequence numbers; ours follow send's.
 	}
+}
+
+// restart is the device's side hearing VERSION: a host starts a session.
+// A host that went away (usbmuxd or the box restarted: a USB host never
+// says it leaves) left its streams here; they end, and the sequence
+// numbers start again.
+func (m *Mux) restart() {
+	m.mu.Lock()
+	old := m.conns
+	m.conns = map[connKey]*Conn{}
+	m.nextPort = 1
+	m.mu.Unlock()
+	for _, c := range old {
+		c.kill(fmt.Errorf("%w: %s: the host started a new session", ErrClosed, m.cfg.Name))
+	}
+	m.wmu.Lock()
+	m.txSeq = 0
+	m.wmu.Unlock()
+	m.rxSeq.Store(0xffff)
 }
 
 func (m *Mux) control(b []byte) {

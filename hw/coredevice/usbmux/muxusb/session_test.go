@@ -548,3 +548,51 @@ func FuzzSession(f *testing.F) {
 		<-m.Done()
 	})
 }
+
+// leavingHost is a host's end of the cable whose Close only stops its
+// reads, as a host process exiting does: the device hears nothing.
+type leavingHost struct {
+	muxusb.Pipe
+	ctx   context.Context
+	leave context.CancelFunc
+}
+
+func (h leavingHost) In(_ context.Context, p []byte) (int, error) { return h.Pipe.In(h.ctx, p) }
+func (h leavingHost) Close() error                                { h.leave(); return nil }
+
+// TestNewHostSession: a host that went away without a word (usbmuxd or
+// the box restarted) is followed by a new one on the same cable; the
+// phone answers its VERSION, which comes with the short header, and its
+// streams work, the first host's port numbers included.
+func TestNewHostSession(t *testing.T) {
+	for _, version := range []uint32{1, 2} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			phone := &muxusbtest.Phone{Version: version, Connect: func(port uint16) func(net.Conn) {
+				return func(c net.Conn) { io.Copy(c, c); c.Close() } // echo
+			}}
+			link := phone.Start(t)
+			for session := range 2 {
+				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+				hctx, leave := context.WithCancel(context.Background())
+				m, err := muxusb.Open(ctx, leavingHost{link.Host(), hctx, leave}, muxusb.Config{MaxPacket: maxPacket})
+				if err != nil {
+					t.Fatalf("session %d: %v", session, err)
+				}
+				c, err := m.Connect(ctx, 7)
+				if err != nil {
+					t.Fatalf("session %d: connect: %v", session, err)
+				}
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				got := make([]byte, 4)
+				if _, err := c.Write([]byte("ping")); err != nil {
+					t.Fatalf("session %d: write: %v", session, err)
+				}
+				if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping" {
+					t.Fatalf("session %d: echo %q, %v", session, got, err)
+				}
+				m.Close() // the stream stays open on the phone's side
+				cancel()
+			}
+		})
+	}
+}

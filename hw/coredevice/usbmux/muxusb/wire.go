@@ -197,6 +197,9 @@ func (f *framer) next(v2 bool) (p Packet, ok bool, err error) {
 		return p, false, nil
 	}
 	n := binary.BigEndian.Uint32(f.buf[4:])
+	if Protocol(binary.BigEndian.Uint32(f.buf)) == ProtoVersion {
+		v2 = false // a host starting a session says VERSION before it knows the version
+	}
 	min := uint32(headerV1Size)
 	if v2 {
 		min = headerV2Size
