@@ -128,6 +128,9 @@ func (m *Mux) handshake(ctx context.Context) error {
 	}
 	buf := make([]byte, readSize)
 	for {
+		if n := m.f.dropStale(); n > 0 {
+			m.log.Debug("muxusb: packets before the version answer ignored", "device", m.cfg.Name, "packets", n)
+		}
 		p, ok, err := m.f.next(false)
 		if err != nil {
 			return err
@@ -138,10 +141,6 @@ func (m *Mux) handshake(ctx context.Context) error {
 				return fmt.Errorf("read: %w", err)
 			}
 			m.f.push(buf[:n])
-			continue
-		}
-		if p.Header.Protocol != ProtoVersion {
-			m.log.Debug("muxusb: packet before the version answer ignored", "device", m.cfg.Name, "protocol", p.Header.Protocol)
 			continue
 		}
 		switch p.Version.Major {

@@ -596,3 +596,44 @@ func TestNewHostSession(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleBeforeVersion: what the phone had queued for a host session
+// that ended (v2 TCP packets, a box that restarted mid-stream) comes
+// before its answer to the new host's VERSION; the host skips it and the
+// session works.
+func TestStaleBeforeVersion(t *testing.T) {
+	l := muxusbtest.NewLink(maxPacket)
+	for i := range 3 {
+		stale := muxusb.Packet{Header: muxusb.Header{Protocol: muxusb.ProtoTCP, V2: true, TxSeq: uint16(i)},
+			TCP: muxusb.TCPHeader{SrcPort: 62078, DstPort: 1, Seq: 100, Ack: 1, Flags: muxusb.FlagACK, Window: 512}, Payload: []byte("old session")}
+		if _, err := l.Device().Out(t.Context(), stale.Append(nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		muxusb.Serve(ctx, l.Device(), muxusb.Config{MaxPacket: maxPacket}, func(uint16) func(net.Conn) {
+			return func(c net.Conn) { io.Copy(c, c); c.Close() }
+		})
+	}()
+	defer func() { cancel(); <-done }()
+	octx, ocancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer ocancel()
+	m, err := muxusb.Open(octx, l.Host(), muxusb.Config{MaxPacket: maxPacket})
+	if err != nil {
+		t.Fatalf("Open after stale packets: %v", err)
+	}
+	defer m.Close()
+	c, err := m.Connect(octx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write([]byte("ping"))
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping" {
+		t.Fatalf("echo %q, %v", got, err)
+	}
+}

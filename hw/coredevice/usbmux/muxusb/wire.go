@@ -190,6 +190,23 @@ type framer struct {
 
 func (f *framer) push(b []byte) { f.buf = append(f.buf, b...) }
 
+// dropStale drops the whole packets at the front that are not VERSION
+// and returns how many: before its answer to a host's VERSION, a device
+// may still send what it had queued for a host session that ended (a box
+// that restarted mid-stream), in that session's framing.
+func (f *framer) dropStale() int {
+	dropped := 0
+	for len(f.buf) >= headerV1Size && Protocol(binary.BigEndian.Uint32(f.buf)) != ProtoVersion {
+		n := binary.BigEndian.Uint32(f.buf[4:])
+		if n < headerV1Size || uint64(n) > uint64(len(f.buf)) {
+			break // malformed (next says so), or not whole yet
+		}
+		f.buf = f.buf[:copy(f.buf, f.buf[n:])]
+		dropped++
+	}
+	return dropped
+}
+
 // next returns the next whole packet, or ok false when more bytes are
 // needed. An error means the stream cannot be framed any more.
 func (f *framer) next(v2 bool) (p Packet, ok bool, err error) {
