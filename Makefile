@@ -152,9 +152,9 @@ arm64-toolchain:
 # The real kernel and the SD image, under QEMU (Debian packages only; see
 # .ci/run for the apt lines). Downloads are cached in .cache/.
 
-## test-kernel: gadget, HID and capture drivers against Debian's arm64 kernel under QEMU
-test-kernel:
-	$(GO) run ./image/kerneltest -cache .cache/vm
+## test-kernel: gadget, HID, capture and USB host drivers against Debian's arm64 kernel under QEMU, with the box's arm64 binary on fake phones
+test-kernel: arm64
+	$(GO) run ./image/kerneltest -cache .cache/vm -openlolo $(ARM64_BIN)
 
 ## image: out/openlolo-$(VERSION)-rpi.img (+ .sha256), offline, from pinned Debian arm64 packages
 image: arm64

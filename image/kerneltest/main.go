@@ -1,7 +1,9 @@
 // Command kerneltest proves the box's hardware path against the real Linux
 // kernel: it boots Debian's arm64 kernel under QEMU (image/vm) with an
 // initramfs holding busybox, the USB gadget (HID and FunctionFS), HID,
-// evdev and vivid modules, the box's ADB key and the guest program
+// evdev and vivid modules, the box's ADB key, the fake iPhone's key and a
+// pair record for it, the
+// box's own static arm64 binary (-openlolo) and the guest program
 // (./guest, built static for arm64), reads one "RESULT name PASS|FAIL detail"
 // line per check from the serial console, checks the PNG the guest
 // exported through a virtio disk, and prints a closing "N passed, N
@@ -9,7 +11,7 @@
 //
 // Usage (from the module root; make test-kernel):
 //
-//	go run ./image/kerneltest -cache .cache/vm [-v] [-timeout 4m]
+//	go run ./image/kerneltest -cache .cache/vm -openlolo out/openlolo-linux-arm64 [-v] [-timeout 10m]
 //
 // The host needs qemu-system-aarch64, dpkg-deb, depmod and apt sources
 // for arm64 (dpkg --add-architecture arm64 && apt-get update); the kernel
@@ -19,6 +21,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"image/png"
@@ -31,6 +37,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/adb"
+	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/image/vm"
 )
 
@@ -55,23 +62,30 @@ var expected = []string{
 	"capture-open", "capture-frame", "capture-stream", "capture-decode", "capture-geometry", "capture-png", "capture-reopen", "capture-close",
 	"usb-claim-detaches-driver", "usb-fake-android", "usb-watch-arrival", "usb-open", "usb-control-get-protocol", "usb-control-stall", "usb-control-out",
 	"usb-bulk-deadline", "adb-usb-connect", "adb-usb-shell", "adb-usb-screencap", "aoa-usb-tap", "aoa-usb-adb-alive", "usb-device-gone",
-	"usbmux-fake-iphone", "usbmux-attach", "usbmux-connect-lockdown", "usbmux-lockdown-querytype", "usbmux-lockdown-pair",
+	"fake-iphone", "usbmux-fake-iphone", "usbmux-attach", "usbmux-connect-lockdown", "usbmux-lockdown-querytype", "usbmux-lockdown-pair",
 	"usbmux-lockdown-tls", "usbmux-service-start", "usbmux-device-gone",
+	"coredevice-fake-iphone", "selftest-coredevice", "serve-coredevice-up", "serve-pair",
+	"mcp-coredevice-phones", "mcp-coredevice-device-info", "mcp-coredevice-screenshot", "mcp-coredevice-tap",
+	"mcp-coredevice-apps", "mcp-coredevice-launch", "serve-coredevice-stop",
+	"android-fake-phone", "serve-android-up", "serve-android-client", "mcp-android-phones", "mcp-android-device-info",
+	"mcp-android-screenshot", "mcp-android-tap", "mcp-android-type-text", "mcp-android-key", "mcp-android-button",
+	"mcp-android-apps", "mcp-android-launch", "mcp-android-open-url", "serve-android-stop",
 }
 
 func main() {
 	cache := flag.String("cache", ".cache/vm", "folder for the downloaded kernel and busybox packages")
 	verbose := flag.Bool("v", false, "print the VM console as it runs")
-	timeout := flag.Duration("timeout", 4*time.Minute, "give up after this long")
+	timeout := flag.Duration("timeout", 10*time.Minute, "give up after this long")
 	keep := flag.Bool("keep", false, "keep the work folder (initramfs, disk, log)")
+	openlolo := flag.String("openlolo", "out/openlolo-linux-arm64", "the box's static arm64 binary (make arm64), run in the guest")
 	flag.Parse()
-	if err := run(*cache, *verbose, *timeout, *keep, os.Stdout); err != nil {
+	if err := run(*cache, *openlolo, *verbose, *timeout, *keep, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "kerneltest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Writer) error {
+func run(cache, openlolo string, verbose bool, timeout time.Duration, keep bool, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
@@ -88,6 +102,9 @@ func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Wr
 	} else {
 		defer os.RemoveAll(work)
 	}
+	if _, err := os.Stat(openlolo); err != nil {
+		return fmt.Errorf("the box's arm64 binary: %w (make arm64 builds it; make test-kernel does that first)", err)
+	}
 	guest := filepath.Join(work, "guest")
 	if err := buildGuest(ctx, guest); err != nil {
 		return err
@@ -100,17 +117,23 @@ func run(cache string, verbose bool, timeout time.Duration, keep bool, out io.Wr
 	if err != nil {
 		return err
 	}
-	// The box's ADB key is made here: a 2048-bit RSA key takes the
-	// emulated guest seconds.
+	// The box's ADB key, the fake iPhone's key and a pair record for it
+	// are made here: a 2048-bit RSA key takes the emulated guest seconds.
 	adbKey := filepath.Join(work, "adbkey")
 	if _, err := adb.LoadOrCreateKey(adbKey); err != nil {
+		return err
+	}
+	iPhoneKey, pairRecord := filepath.Join(work, "iphonekey"), filepath.Join(work, "pairrecord")
+	if err := writeIPhoneKeys(iPhoneKey, pairRecord); err != nil {
 		return err
 	}
 	initrd := filepath.Join(work, "initrd.cpio.gz")
 	if err := vm.BuildInitramfs(vm.Initramfs{
 		Kernel: k, Busybox: bb, Modules: modules,
-		Files: map[string]string{"/bin/guest": guest, "/etc/adbkey": adbKey},
-		Run:   "/bin/guest || { dmesg | grep -iE 'usb|hid|input|gadget' | tail -60; false; }",
+		Files: map[string]string{"/bin/guest": guest, "/bin/openlolo": openlolo, "/etc/adbkey": adbKey,
+			"/etc/iphonekey": iPhoneKey, "/etc/pairrecord": pairRecord},
+		// Loopback up: the guest reaches openlolo serve on 127.0.0.1.
+		Run: "ip link set lo up; /bin/guest || { dmesg | grep -iE 'usb|hid|input|gadget' | tail -60; false; }",
 	}, initrd); err != nil {
 		return err
 	}
@@ -217,6 +240,38 @@ func checkFrame(disk string) string {
 		return fmt.Sprintf("FAIL frame.png is %v, the guest reported %dx%d", img.Bounds().Size(), w, h)
 	}
 	return fmt.Sprintf("PASS frame.png %dx%d (%s) decodes: %s", w, h, pix, strings.TrimSpace(string(files["./frame.txt"])))
+}
+
+// fakeBUID is the SystemBUID of the pair record made for the fake iPhone.
+const fakeBUID = "6F2B1A4E-0C5D-4B7A-9E3F-1D2C3B4A5968"
+
+// writeIPhoneKeys writes the fake iPhone's key (a new 2048-bit RSA key;
+// PEM, PKCS #8) to keyPath and a pair record for it (a property list) to
+// recordPath: its root and host keys are two more RSA keys, which the
+// emulated guest would make in tens of seconds. The guest still pairs
+// with the record over USB.
+func writeIPhoneKeys(keyPath, recordPath string) error {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		return err
+	}
+	pub := pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(&k.PublicKey)})
+	rec, err := lockdown.NewPairRecord(pub, fakeBUID, nil, time.Now())
+	if err != nil {
+		return err
+	}
+	b, err := rec.Marshal()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(recordPath, b, 0o600)
 }
 
 // buildGuest builds ./guest as a static arm64 binary.

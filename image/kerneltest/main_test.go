@@ -3,13 +3,18 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
 	"github.com/openlolo/openlolo/image/vm"
 )
 
@@ -71,5 +76,47 @@ func TestCheckFrame(t *testing.T) {
 	vm.NewDisk(empty, 1<<20)
 	if got := checkFrame(empty); !strings.HasPrefix(got, "FAIL") {
 		t.Errorf("checkFrame(empty disk) = %q, want FAIL", got)
+	}
+}
+
+// TestIPhoneKeys: the pair record made on the host is for the key the
+// fake iPhone gets, so the guest can pair with it over USB.
+func TestIPhoneKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	keyPath, recPath := filepath.Join(dir, "key"), filepath.Join(dir, "rec")
+	if err := writeIPhoneKeys(keyPath, recPath); err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := os.ReadFile(keyPath)
+	blk, _ := pem.Decode(kb)
+	if blk == nil {
+		t.Fatalf("key file is not PEM: %q", kb)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
+	key, ok := k.(*rsa.PrivateKey)
+	if err != nil || !ok {
+		t.Fatalf("key: %T, %v", k, err)
+	}
+	rb, _ := os.ReadFile(recPath)
+	rec, err := lockdown.ParsePairRecord(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cblk, _ := pem.Decode(rec.DeviceCertificate)
+	cert, err := x509.ParseCertificate(cblk.Bytes)
+	if err != nil || !key.PublicKey.Equal(cert.PublicKey) || rec.SystemBUID != fakeBUID {
+		t.Errorf("record's device certificate is not for the key (%v), BUID %q", err, rec.SystemBUID)
+	}
+}
+
+// TestNoBinary: without the box's arm64 binary the run stops at once and
+// says how to build it.
+func TestNoBinary(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	err := run(t.TempDir(), filepath.Join(t.TempDir(), "missing"), false, time.Minute, false, &out)
+	if err == nil || !strings.Contains(err.Error(), "make arm64") {
+		t.Errorf("run without the binary = %v, want an error naming make arm64", err)
 	}
 }

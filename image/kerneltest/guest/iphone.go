@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -9,7 +12,6 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/hw/coredevice/lockdown"
-	"github.com/openlolo/openlolo/hw/coredevice/lockdown/lockdowntest"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux"
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux/muxusb"
 	"github.com/openlolo/openlolo/hw/usb"
@@ -28,36 +30,22 @@ var iPhoneSpec = fakeSpec{name: "usbmux", vendor: muxusb.AppleVendor, product: i
 	manufacturer: "Apple Inc.", model: "iPhone", class: muxusb.InterfaceClass, subClass: muxusb.InterfaceSubClass,
 	protocol: muxusb.InterfaceProtocol, iface: "Apple USB Multiplexor"}
 
-// iPhoneUSBChecks runs the box's own usbmux against a fake iPhone on the
-// same kernel (FunctionFS behind dummy_hcd, serving muxusb's device side
-// with hw/coredevice's fake lockdownd on port 62078): the box finds it
-// through usbdevfs, and reaches lockdown over the real USB path: type,
-// pairing, a TLS session with the kept record, a service start and a
-// stream to that service; unplugged, the device is dropped.
-func (s *suite) iPhoneUSBChecks(ctx context.Context) {
+// iPhoneUSBChecks runs the box's own usbmux against the fake iPhone on
+// the same kernel (FunctionFS behind dummy_hcd, serving muxusb's device
+// side with its fake lockdownd on port 62078): the box finds it through
+// usbdevfs, and reaches lockdown over the real USB path: type, pairing
+// (the record kept in records), a TLS session with the kept record, a
+// service start and a stream to that service; unplugged, the device is
+// dropped.
+func (s *suite) iPhoneUSBChecks(ctx context.Context, iphone *fakeIPhone, records string) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	dev := &lockdowntest.Device{UDID: iPhoneUDID, ProductType: "iPhone17,1", ProductVersion: "27.0",
-		Services: map[string]lockdowntest.Service{echoService: {Port: echoPort}}}
-	phone, err := startFake(iPhoneSpec)
+	phone, err := startFakeIPhone(ctx, iphone.accept)
 	if !s.report("usbmux-fake-iphone", err == nil, "%s", errOr(err, "FunctionFS gadget 05ac, ff/fe/02 bound to dummy_udc.0")) {
 		return
 	}
 	defer phone.close()
-	go func() {
-		defer close(phone.done)
-		muxusb.Serve(ctx, phone, muxusb.Config{MaxPacket: 512, Name: "fake iPhone"}, func(port uint16) func(net.Conn) {
-			switch port {
-			case lockdown.Port:
-				return dev.Serve
-			case echoPort:
-				return func(c net.Conn) { defer c.Close(); io.Copy(c, c) }
-			}
-			return nil
-		})
-	}()
 
-	records, _ := os.MkdirTemp("", "coredevice")
 	h := &muxusb.Host{Records: lockdown.Store{Dir: records}}
 	go h.WatchUSB(ctx, muxusb.USB{Bus: usb.Bus{}, Interval: 20 * time.Millisecond})
 	t0 := time.Now()
@@ -73,8 +61,8 @@ func (s *suite) iPhoneUSBChecks(ctx context.Context) {
 	defer lc.Close()
 	typ, err := lc.QueryType(ctx)
 	s.report("usbmux-lockdown-querytype", err == nil && typ == "com.apple.mobile.lockdown", "%q %s", typ, errOr(err, ""))
-	err = pairOverUSB(ctx, h, lc, d)
-	s.report("usbmux-lockdown-pair", err == nil, "%s", errOr(err, "paired; record kept in "+records))
+	err = pairOverUSB(ctx, h, lc, d, "/etc/pairrecord")
+	s.report("usbmux-lockdown-pair", err == nil, "%s", errOr(err, "paired with the host's record for the phone's key; kept in "+records))
 
 	// A new stream, as after a restart: the kept record opens a TLS
 	// session, and a service starts and carries bytes.
@@ -109,29 +97,66 @@ func (s *suite) iPhoneUSBChecks(ctx context.Context) {
 	s.report("usbmux-device-gone", err == nil, "%s", errOr(err, "the unplugged iPhone left the list"))
 }
 
-// pairOverUSB pairs as the CoreDevice backend does: the device's key,
-// the host's BUID, a new record, Pair, and the record kept.
-func pairOverUSB(ctx context.Context, h *muxusb.Host, lc *lockdown.Client, d usbmux.Device) error {
+// startFakeIPhone plugs the fake iPhone in and serves usbmux's device
+// side on it until ctx ends: accept answers a stream to a port (nil
+// refuses it).
+func startFakeIPhone(ctx context.Context, accept func(port uint16) func(net.Conn)) (*fakeAndroid, error) {
+	phone, err := startFake(iPhoneSpec)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		defer close(phone.done)
+		muxusb.Serve(ctx, phone, muxusb.Config{MaxPacket: 512, Name: "fake iPhone"}, accept)
+	}()
+	return phone, nil
+}
+
+// pairOverUSB pairs as the CoreDevice backend does, with the record the
+// host made for the fake iPhone (its two RSA keys take the emulated CPU
+// tens of seconds): the key lockdownd reports must be the one the
+// record's device certificate holds; then Pair, and the record kept.
+func pairOverUSB(ctx context.Context, h *muxusb.Host, lc *lockdown.Client, d usbmux.Device, recordFile string) error {
+	b, err := os.ReadFile(recordFile)
+	if err != nil {
+		return err
+	}
+	rec, err := lockdown.ParsePairRecord(b)
+	if err != nil {
+		return err
+	}
 	pub, err := lc.GetValue(ctx, "", "DevicePublicKey")
 	if err != nil {
 		return err
 	}
-	key, ok := pub.([]byte)
-	if !ok {
-		return fmt.Errorf("DevicePublicKey is %T", pub)
-	}
-	buid, err := h.ReadBUID(ctx)
+	key, err := publicKey(pub)
 	if err != nil {
 		return err
 	}
-	rec, err := lockdown.NewPairRecord(key, buid, nil, time.Now())
-	if err != nil {
-		return err
+	var cert *x509.Certificate
+	if blk, _ := pem.Decode(rec.DeviceCertificate); blk != nil {
+		cert, err = x509.ParseCertificate(blk.Bytes)
+	}
+	if cert == nil || err != nil || !key.Equal(cert.PublicKey) {
+		return fmt.Errorf("the pair record in %s is not for the phone's DevicePublicKey (%v)", recordFile, err)
 	}
 	if err := lc.Pair(ctx, rec); err != nil {
 		return err
 	}
 	return h.Records.Save(d.UDID, rec)
+}
+
+// publicKey parses DevicePublicKey (PEM, PKCS #1).
+func publicKey(v any) (*rsa.PublicKey, error) {
+	b, ok := v.([]byte)
+	if !ok {
+		return nil, fmt.Errorf("DevicePublicKey is %T", v)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, fmt.Errorf("DevicePublicKey is not PEM")
+	}
+	return x509.ParsePKCS1PublicKey(blk.Bytes)
 }
 
 // echoOver sends "ping" to port on d and returns what came back.

@@ -5,7 +5,9 @@
 // hw/capture, drives a fake Android phone (FunctionFS on the same
 // dummy_udc) as a USB host with hw/usb and ADB over usbdevfs, reaches a
 // fake iPhone's lockdownd (FunctionFS again) with the box's own usbmux,
-// and prints one "RESULT <name> PASS|FAIL <detail>" line per check. Files
+// runs the box's binary (openlolo selftest and serve, with an MCP client
+// paired through the owner's Access page) on the fake iPhone and the fake
+// Android phone with no usbmuxd or adb server, and prints one "RESULT <name> PASS|FAIL <detail>" line per check. Files
 // for the host go to /dev/vda as a tar stream.
 package main
 
@@ -15,8 +17,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/openlolo/openlolo/sdk"
 )
 
 // result is one check's outcome.
@@ -49,7 +54,7 @@ func (s *suite) logf(format string, a ...any) {
 
 func main() {
 	s := &suite{start: time.Now()}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	out := map[string][]byte{}
 
@@ -57,7 +62,7 @@ func main() {
 	s.selftestCheck(ctx, out)
 	s.captureChecks(ctx, out)
 	s.adbUSBChecks(ctx)
-	s.iPhoneUSBChecks(ctx)
+	s.boxChecks(ctx)
 
 	if err := writeTar("/dev/vda", out); err != nil {
 		s.report("export", false, "%v", err)
@@ -72,6 +77,25 @@ func main() {
 	if failed > 0 {
 		os.Exit(1)
 	}
+}
+
+// boxChecks runs the iPhone checks, then the box's own binary on the
+// fake iPhone and the fake Android phone, all on one state folder.
+func (s *suite) boxChecks(ctx context.Context) {
+	state, err := os.MkdirTemp("", "box")
+	if err != nil {
+		s.report("box-state", false, "%v", err)
+		return
+	}
+	store := &sdk.TokenStore{Path: filepath.Join(state+"-client", "boxes.json")}
+	iphone, err := newFakeIPhone("/etc/iphonekey")
+	if !s.report("fake-iphone", err == nil, "%s", errOr(err, "the fake iPhone, its key made by the host")) {
+		return
+	}
+	defer iphone.stop()
+	s.iPhoneUSBChecks(ctx, iphone, filepath.Join(state, "coredevice"))
+	s.coreDeviceBoxChecks(ctx, iphone, state, store)
+	s.androidBoxChecks(ctx, state, store)
 }
 
 // writeTar writes files as a tar stream to the start of a block device.
