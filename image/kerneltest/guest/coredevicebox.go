@@ -176,12 +176,8 @@ func (s *suite) phoneReady(ctx context.Context, c *sdk.Client, box *servedBox, n
 	last := &api.PhonesResult{}
 	var err error
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		var res *sdk.Result
-		if res, err = c.CallTool(ctx, string(api.ToolPhones), nil); err != nil {
-			continue
-		}
 		var got *api.PhonesResult
-		if got, err = sdk.Decode[api.PhonesResult](res); err == nil {
+		if got, err = decoded[api.PhonesResult](c.CallTool(ctx, string(api.ToolPhones), nil)); err == nil {
 			last = got
 		}
 		if err == nil && len(last.Phones) == 1 &&
@@ -196,30 +192,14 @@ func (s *suite) phoneReady(ctx context.Context, c *sdk.Client, box *servedBox, n
 // deviceInfo checks openlolo_device_info names backend and a model
 // containing model.
 func (s *suite) deviceInfo(ctx context.Context, c *sdk.Client, name string, backend api.Backend, model string) {
-	res, err := c.CallTool(ctx, string(api.ToolDeviceInfo), nil)
-	info := &api.DeviceInfoResult{}
-	if err == nil {
-		if got, derr := sdk.Decode[api.DeviceInfoResult](res); derr == nil {
-			info = got
-		} else {
-			err = derr
-		}
-	}
+	info, err := decoded[api.DeviceInfoResult](c.CallTool(ctx, string(api.ToolDeviceInfo), nil))
 	s.report(name, err == nil && info.Backend == backend && info.Ready && strings.Contains(info.Model, model) && info.NativeWidth > 0,
 		"%+v %s", info, errOr(err, ""))
 }
 
 // apps checks openlolo_apps lists want.
 func (s *suite) apps(ctx context.Context, c *sdk.Client, name string, want api.App) {
-	res, err := c.Apps(ctx, "")
-	apps := &api.AppsResult{}
-	if err == nil {
-		if got, derr := sdk.Decode[api.AppsResult](res); derr == nil {
-			apps = got
-		} else {
-			err = derr
-		}
-	}
+	apps, err := decoded[api.AppsResult](c.Apps(ctx, ""))
 	s.report(name, err == nil && slices.Contains(apps.Apps, want), "%d apps %+v (want %+v) %s", len(apps.Apps), apps.Apps, want, errOr(err, ""))
 }
 
@@ -232,4 +212,17 @@ func (s *suite) mcpScreenshot(ctx context.Context, c *sdk.Client, name string, w
 	}
 	ok := shot.NativeWidth == w && shot.NativeHeight == h && bytes.HasPrefix(shot.Image, []byte{0xff, 0xd8})
 	return shot, s.report(name, ok, "%s %d bytes, native %dx%d (want %dx%d)", shot.MIMEType, len(shot.Image), shot.NativeWidth, shot.NativeHeight, w, h)
+}
+
+// decoded is a tool's answer as T (a zero T when the call or the decoding
+// failed, with that error).
+func decoded[T any](res *sdk.Result, err error) (*T, error) {
+	if err != nil {
+		return new(T), err
+	}
+	v, err := sdk.Decode[T](res)
+	if err != nil {
+		return new(T), err
+	}
+	return v, nil
 }

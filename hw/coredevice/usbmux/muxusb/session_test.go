@@ -393,9 +393,7 @@ func TestZeroLengthPacket(t *testing.T) {
 func TestStreamThroughFakePhone(t *testing.T) {
 	for _, version := range []uint32{1, 2} {
 		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
-			phone := &muxusbtest.Phone{Version: version, Connect: func(port uint16) func(net.Conn) {
-				return func(c net.Conn) { io.Copy(c, c); c.Close() } // echo
-			}}
+			phone := &muxusbtest.Phone{Version: version, Connect: echoAll}
 			link := phone.Start(t)
 			m, err := muxusb.Open(t.Context(), link.Host(), muxusb.Config{MaxPacket: maxPacket})
 			if err != nil {
@@ -549,6 +547,9 @@ func FuzzSession(f *testing.F) {
 	})
 }
 
+// echoAll answers a stream to any port with echo.
+func echoAll(uint16) func(net.Conn) { return echo }
+
 // leavingHost is a host's end of the cable whose Close only stops its
 // reads, as a host process exiting does: the device hears nothing.
 type leavingHost struct {
@@ -567,9 +568,7 @@ func (h leavingHost) Close() error                                { h.leave(); r
 func TestNewHostSession(t *testing.T) {
 	for _, version := range []uint32{1, 2} {
 		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
-			phone := &muxusbtest.Phone{Version: version, Connect: func(port uint16) func(net.Conn) {
-				return func(c net.Conn) { io.Copy(c, c); c.Close() } // echo
-			}}
+			phone := &muxusbtest.Phone{Version: version, Connect: echoAll}
 			link := phone.Start(t)
 			for session := range 2 {
 				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
@@ -614,9 +613,7 @@ func TestStaleBeforeVersion(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		muxusb.Serve(ctx, l.Device(), muxusb.Config{MaxPacket: maxPacket}, func(uint16) func(net.Conn) {
-			return func(c net.Conn) { io.Copy(c, c); c.Close() }
-		})
+		muxusb.Serve(ctx, l.Device(), muxusb.Config{MaxPacket: maxPacket}, echoAll)
 	}()
 	defer func() { cancel(); <-done }()
 	octx, ocancel := context.WithTimeout(t.Context(), 5*time.Second)
