@@ -50,7 +50,6 @@ type fakeIPhone struct {
 	state  *coredevicetest.State
 	input  *coredevicetest.Input
 	accept func(port uint16) func(net.Conn)
-	stop   func()
 }
 
 // newFakeIPhone makes the fake iPhone with the key at keyFile (PEM,
@@ -80,7 +79,7 @@ func newFakeIPhone(keyFile string) (*fakeIPhone, error) {
 	accept := p.Ports()
 	p.Lockdown.Key = key
 	p.Lockdown.Services[echoService] = lockdowntest.Service{Port: echoPort}
-	return &fakeIPhone{state: st, input: in, stop: p.Stop, accept: func(port uint16) func(net.Conn) {
+	return &fakeIPhone{state: st, input: in, accept: func(port uint16) func(net.Conn) {
 		if port == echoPort {
 			return func(c net.Conn) { defer c.Close(); io.Copy(c, c) }
 		}
