@@ -58,15 +58,19 @@ func (f *fakePanel) waitLED(t *testing.T, want panel.LED) {
 	eventually(t, "LED "+want.String(), func() bool { return f.LED() == want })
 }
 
-// eventually polls cond for up to 15 s.
+// eventually checks cond every 20 ms for up to 15 s (the box's real
+// listeners rule out testing/synctest).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(15 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline:
 			t.Fatalf("gave up waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -59,10 +59,7 @@ func TestAndroidEndToEnd(t *testing.T) {
 
 	// Not allowed yet: Status names the fingerprint, tools say what to do.
 	var fp string
-	for deadline := time.Now().Add(30 * time.Second); fp == ""; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the box never showed the key's fingerprint on Status")
-		}
+	if !eventually(30*time.Second, 50*time.Millisecond, func() bool {
 		_, body := ownertest.Get(t, box.Owner, box.URL, "/status")
 		if _, rest, ok := strings.Cut(body, "the key fingerprint "); ok {
 			fp = rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789ABCDEFabcdef:"))]
@@ -70,6 +67,9 @@ func TestAndroidEndToEnd(t *testing.T) {
 				t.Errorf("Status shows the fingerprint without the walkthrough: %s", ownertest.Text(body))
 			}
 		}
+		return fp != ""
+	}) {
+		t.Fatal("the box never showed the key's fingerprint on Status")
 	}
 	if len(fp) != len("AB:")*15+2 {
 		t.Errorf("fingerprint %q is not 16 hex bytes", fp)
@@ -83,13 +83,11 @@ func TestAndroidEndToEnd(t *testing.T) {
 	// The owner taps Allow: the box gets in at its next try.
 	allow.Store(true)
 	var shot *sdk.Screenshot
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if shot, err = c.Screenshot(ctx, sdk.ScreenshotOptions{Format: "png"}); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Screenshot after the phone allowed the box: %v", err)
-		}
+	if !eventually(30*time.Second, 50*time.Millisecond, func() bool {
+		shot, err = c.Screenshot(ctx, sdk.ScreenshotOptions{Format: "png"})
+		return err == nil
+	}) {
+		t.Fatalf("Screenshot after the phone allowed the box: %v", err)
 	}
 	if shot.NativeWidth != 1080 || shot.NativeHeight != 2400 || len(shot.Image) == 0 {
 		t.Errorf("screenshot native %dx%d, %d bytes", shot.NativeWidth, shot.NativeHeight, len(shot.Image))

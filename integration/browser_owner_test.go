@@ -343,10 +343,10 @@ func testLive(t *testing.T, bt *browserTab, c *sdk.Client) {
 		// still window just after a minute turns, so its clock cannot
 		// change inside it (that made this check fail about one run in six).
 		if sec := time.Now().Second(); sec > 45 {
-			time.Sleep(time.Duration(62-sec) * time.Second)
+			time.Sleep(time.Duration(62-sec) * time.Second) // real wait: the sim's status bar shows the real minute
 			before = bt.liveShot(t)
 		}
-		time.Sleep(11 * time.Second)
+		time.Sleep(11 * time.Second) // real wait: a real browser on a real HTTP/2 stream, past the box's write timeout
 		if !bytes.Equal(bt.liveShot(t), before) {
 			t.Fatal("the live view changed on a still phone")
 		}

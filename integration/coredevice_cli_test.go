@@ -56,10 +56,8 @@ func TestCoreDeviceCLI(t *testing.T) {
 	shot = callJSON(t, store, 0, tb.URL, "openlolo_screenshot", "--out", filepath.Join(t.TempDir(), "shot.jpg"))
 	callJSON(t, store, 0, tb.URL, "openlolo_tap", fmt.Sprintf("frame_id=%v", shot["frame_id"]),
 		fmt.Sprintf("geometry_epoch=%v", shot["geometry_epoch"]), "x=0.25", "y=0.75")
-	for deadline := time.Now().Add(20 * time.Second); len(in.Touches()) < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the phone took touches %v", in.Touches())
-		}
+	if !eventually(20*time.Second, 5*time.Millisecond, func() bool { return len(in.Touches()) >= 2 }) {
+		t.Fatalf("the phone took touches %v", in.Touches())
 	}
 	if touch := in.Touches()[0]; !touch.Down || touch.X != remotehid.Coord(0.25) || touch.Y != remotehid.Coord(0.75) {
 		t.Errorf("first touch %+v, want contact at (0.25, 0.75)", touch)

@@ -139,10 +139,10 @@ func TestCoreDeviceInput(t *testing.T) {
 	if cb, err := sdk.Decode[api.ClipboardResult](res); err != nil || cb.Text != "héllo ✓ 日本" {
 		t.Errorf("openlolo_clipboard = %+v, %v", cb, err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); len(in.Touches()) < 3 || len(in.Keys()) < 8 || len(in.Buttons()) < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the phone took touches %v, keys %v, buttons %v", in.Touches(), in.Keys(), in.Buttons())
-		}
+	if !eventually(20*time.Second, 5*time.Millisecond, func() bool {
+		return len(in.Touches()) >= 3 && len(in.Keys()) >= 8 && len(in.Buttons()) >= 2
+	}) {
+		t.Fatalf("the phone took touches %v, keys %v, buttons %v", in.Touches(), in.Keys(), in.Buttons())
 	}
 	touch := in.Touches()[0]
 	if !touch.Down || touch.X != remotehid.Coord(0.3) || touch.Y != remotehid.Coord(0.6) {

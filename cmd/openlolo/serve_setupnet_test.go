@@ -87,12 +87,16 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // testing/synctest here).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // TestSetupNetWiring: serve's setup network on a real box (sim phone) and

@@ -88,7 +88,7 @@ func BenchmarkGesturePacingNaive(b *testing.B) {
 		last := start
 		gaps := make([]time.Duration, 0, n)
 		for i := range n {
-			time.Sleep(step) // real: the baseline measures the real clock's drift
+			time.Sleep(step) // real wait: the baseline measures the real clock's drift
 			y := hid.Scale(0.9 - 0.8*float64(i+1)/n)
 			if err := p.WriteReport(context.Background(), hid.KindTouch, hid.Touch(hid.TouchState{Contact: true, X: hid.Scale(0.5), Y: y})); err != nil {
 				b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"strings"
@@ -78,7 +79,7 @@ func fakeTelnetd(t *testing.T) string {
 				out, _ := exec.Command("sh", "-c", line).CombinedOutput()
 				c.Write(bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")))
 				c.Write([]byte("/ # \x1b[6n"))
-				time.Sleep(100 * time.Millisecond)
+				io.Copy(io.Discard, c) // until the client has its answer and hangs up
 			}(c)
 		}
 	}()

@@ -93,10 +93,11 @@ func (s *suite) adbUSBChecks(ctx context.Context) {
 	s.report("usb-control-stall", errors.Is(err, usb.ErrStall), "unknown request: %v", err)
 	n, err := d.Control(ctx, aoa.RequestOut, aoa.SendString, 0, 0, []byte("openlolo\x00"))
 	want := `40/52 "openlolo\x00"`
-	seen := fake.seen()
-	for deadline := time.Now().Add(time.Second); !slices.Contains(seen, want) && time.Now().Before(deadline); seen = fake.seen() {
-		time.Sleep(10 * time.Millisecond) // the fake records after it acknowledged
-	}
+	var seen []string
+	waitFor(time.Second, func() bool { // the fake records after it acknowledged
+		seen = fake.seen()
+		return slices.Contains(seen, want)
+	})
 	s.report("usb-control-out", err == nil && n == 9 && slices.Contains(seen, want),
 		"%d bytes sent %s; ep0 saw %q (want %s)", n, errOr(err, "ok"), seen, want)
 

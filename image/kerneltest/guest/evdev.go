@@ -58,9 +58,9 @@ type evdev struct {
 // findEvdev waits for the event node of USB interface iface of the
 // gadget with that bcdDevice, as the same kernel's host side sees it.
 func findEvdev(iface int, version uint16, timeout time.Duration) (*evdev, error) {
-	deadline := time.Now().Add(timeout)
 	want := fmt.Sprintf(":1.%d/", iface)
-	for time.Now().Before(deadline) {
+	var found *evdev
+	waitFor(timeout, func() bool {
 		nodes, _ := filepath.Glob("/sys/class/input/event*")
 		for _, n := range nodes {
 			real, err := filepath.EvalSymlinks(filepath.Join(n, "device"))
@@ -75,14 +75,18 @@ func findEvdev(iface int, version uint16, timeout time.Duration) (*evdev, error)
 			if err != nil {
 				continue
 			}
-			// usbhid polls the interrupt endpoint only while the
-			// input device is open: give it a moment to submit.
-			time.Sleep(150 * time.Millisecond)
-			return &evdev{f: f, path: dev, sys: n}, nil
+			found = &evdev{f: f, path: dev, sys: n}
+			return true
 		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	})
+	if found == nil {
+		return nil, fmt.Errorf("no input device for USB interface %d version %04x after %v", iface, version, timeout)
 	}
-	return nil, fmt.Errorf("no input device for USB interface %d version %04x after %v", iface, version, timeout)
+	// real wait: usbhid submits its interrupt transfer only once the
+	// node is open, and the kernel tells no one when it has.
+	time.Sleep(150 * time.Millisecond)
+	return found, nil
 }
 
 func (e *evdev) Close() { e.f.Close() }

@@ -40,10 +40,7 @@ func (s *suite) open(ctx context.Context, platform string, video bool) (*gadget.
 	if !s.report("phone-open-"+platform, err == nil, "%s", errOr(err, "bound")) {
 		return nil, false
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for p.State().Code != want && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(10*time.Second, func() bool { return p.State().Code == want })
 	st := p.State()
 	if !s.report("phone-state-"+platform, st.Code == want, "state %q (want %q) %s", st.Code, want, st.Reason) {
 		p.Close()

@@ -178,19 +178,18 @@ func echoOver(ctx context.Context, h *muxusb.Host, d usbmux.Device, port uint16)
 // waitIPhone waits for the fake iPhone to be listed (attached) or to
 // leave the list.
 func waitIPhone(ctx context.Context, h *muxusb.Host, attached bool, limit time.Duration) (usbmux.Device, error) {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	var found usbmux.Device
+	if waitFor(limit, func() bool {
 		devs, _ := h.ListDevices(ctx)
-		var found usbmux.Device
+		found = usbmux.Device{}
 		for _, d := range devs {
 			if d.UDID == iPhoneUDID {
 				found = d
 			}
 		}
-		if (found.ID != 0) == attached {
-			return found, nil
-		}
-		time.Sleep(20 * time.Millisecond)
+		return (found.ID != 0) == attached || ctx.Err() != nil
+	}) && ctx.Err() == nil {
+		return found, nil
 	}
 	return usbmux.Device{}, fmt.Errorf("the iPhone was not %s within %v", map[bool]string{true: "attached", false: "dropped"}[attached], limit)
 }
