@@ -248,7 +248,9 @@ func TestBoxShutdownFinishesInFlightRequest(t *testing.T) {
 	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nab"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // let the server read the first bytes
+	// The handshake is done, so the server holds the connection: shutdown
+	// waits for it whether or not it has read the headers yet (a new
+	// connection counts as idle only after 5 s).
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.stop() }()
 	select {
@@ -293,7 +295,6 @@ func TestBoxShutdownTimeoutCutsSlowRequests(t *testing.T) {
 	}
 	defer conn.Close()
 	io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nab")
-	time.Sleep(200 * time.Millisecond)
 	done := make(chan error, 1)
 	go func() { done <- r.stop() }()
 	select {

@@ -37,7 +37,9 @@ func TestBoxTrialCommits(t *testing.T) {
 	start(t, appliance.Config{StateDir: state, Update: &appliance.UpdateConfig{Slots: card, Key: pub,
 		Release: update.Release{Version: "v2", Board: "rpi", Built: 2000}}})
 
-	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second)
 	for {
 		cfg, _ := os.ReadFile(filepath.Join(dir, "boot", "config.txt"))
 		if update.CommittedSlot(cfg) == update.SlotB {
@@ -46,20 +48,22 @@ func TestBoxTrialCommits(t *testing.T) {
 		select {
 		case <-restarts:
 			t.Fatal("the self-check failed and the box restarted")
-		default:
-		}
-		if time.Now().After(deadline) {
+		case <-deadline:
 			t.Fatalf("slot B not committed after 30 s; config.txt:\n%s", cfg)
+		case <-tick.C:
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	var got update.Record
-	for time.Now().Before(deadline) {
+	for wait := true; wait; {
 		b, _ := os.ReadFile(filepath.Join(state, "update", "state.json"))
 		if json.Unmarshal(b, &got) == nil && got.Phase == update.PhaseCommitted {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-deadline:
+			wait = false
+		case <-tick.C:
+		}
 	}
 	if got.Phase != update.PhaseCommitted || !bytes.Contains(mustRead(t, filepath.Join(dir, "boot", "config.txt")), []byte("os_prefix=b/")) {
 		t.Errorf("record %+v after the commit", got)

@@ -183,17 +183,15 @@ func TestServerHTTPSAndShutdown(t *testing.T) {
 		shut <- srv.Shutdown(ctx)
 	}()
 	// New connections are refused once shutdown began.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	if !eventually(5*time.Second, 10*time.Millisecond, func() bool {
 		c, err := tls.Dial("tcp", srv.Addr().String(), cfg)
 		if err != nil {
-			break
+			return true
 		}
 		c.Close()
-		if time.Now().After(deadline) {
-			t.Fatalf("still accepting connections during shutdown")
-		}
-		time.Sleep(10 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("still accepting connections during shutdown")
 	}
 	close(release)
 	if got := <-slow; got != "done" {
@@ -229,4 +227,21 @@ func TestListenErrors(t *testing.T) {
 	if err := s2.Serve(); err != nil {
 		t.Errorf("Serve after Close = %v, want nil", err)
 	}
+}
+
+// eventually checks cond every tick until it holds or limit passes, and
+// reports whether it held. The entries serve real listeners, which rule
+// out testing/synctest.
+func eventually(limit, tick time.Duration, cond func() bool) bool {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	deadline := time.After(limit)
+	for !cond() {
+		select {
+		case <-t.C:
+		case <-deadline:
+			return cond()
+		}
+	}
+	return true
 }

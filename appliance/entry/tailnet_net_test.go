@@ -263,17 +263,11 @@ func startBox(t *testing.T, cfg appliance.Config) (box *appliance.Box, setupCode
 // waitState waits until the remote entry reaches state.
 func waitState(t *testing.T, tn *entry.Tailnet, state string, within time.Duration) entry.TailnetStatus {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		st := tn.Status()
-		if st.State == state {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("remote entry state %q (%s), want %q within %s", st.State, st.Reason, state, within)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var st entry.TailnetStatus
+	if !eventually(within, 100*time.Millisecond, func() bool { st = tn.Status(); return st.State == state }) {
+		t.Fatalf("remote entry state %q (%s), want %q within %s", st.State, st.Reason, state, within)
 	}
+	return st
 }
 
 // lanClient is an owner browser on the LAN entry (pinned, cookie jar).
@@ -291,20 +285,17 @@ func lanClient(t *testing.T, box *appliance.Box) *http.Client {
 // nodes may wait for DERP.
 func getOK(t *testing.T, hc *http.Client, u string) {
 	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	for {
-		resp, err := hc.Get(u)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-			err = fmt.Errorf("status %d", resp.StatusCode)
+	var err error
+	if !eventually(45*time.Second, 200*time.Millisecond, func() bool {
+		var resp *http.Response
+		if resp, err = hc.Get(u); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %v", u, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+		resp.Body.Close()
+		err = fmt.Errorf("status %d", resp.StatusCode)
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("GET %s: %v", u, err)
 	}
 }
 
@@ -487,12 +478,10 @@ func TestTailnetBox(t *testing.T) {
 
 	// The remote entry says why it is not well: its coordination server
 	// is gone (it keeps serving known devices).
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(box.Remote().Status().Reason, "coordination server is unreachable") {
-		if time.Now().After(deadline) {
-			t.Fatalf("remote entry with control down: %+v, want the reason", box.Remote().Status())
-		}
-		time.Sleep(200 * time.Millisecond)
+	if !eventually(60*time.Second, 200*time.Millisecond, func() bool {
+		return strings.Contains(box.Remote().Status().Reason, "coordination server is unreachable")
+	}) {
+		t.Fatalf("remote entry with control down: %+v, want the reason", box.Remote().Status())
 	}
 	getOK(t, laptop.hc, remote+"/healthz")
 	_, page = ownertest.Get(t, owner, lanURL, "/status")

@@ -38,6 +38,25 @@ type simBox struct {
 	sims  []*sim.Phone // every phone, sim-1 first (newSimsBox)
 	ctl   *control.Service
 	store *store.Store
+	// grantChecks receives a grant ID each time control asks whether the
+	// grant is active while a test waits on it (a held watch asks every
+	// watchPoll).
+	grantChecks chan string
+}
+
+// checkedGrants is the oauth server as control's Grants, telling
+// grantChecks when it is asked.
+type checkedGrants struct {
+	*oauth.Server
+	checks chan<- string
+}
+
+func (g checkedGrants) GrantActive(ctx context.Context, grantID string) (bool, error) {
+	select {
+	case g.checks <- grantID:
+	default:
+	}
+	return g.Server.GrantActive(ctx, grantID)
 }
 
 func newSimBox(t *testing.T) *simBox { return newSimBoxB(t) }
@@ -61,7 +80,7 @@ func newSimsBoxWith(t testing.TB, n int, wrap func(*sim.Phone) phone.Phone, lim 
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &simBox{store: st}
+	b := &simBox{store: st, grantChecks: make(chan string)}
 	var attached []control.Attached
 	for i := range n {
 		ph, err := sim.New(sim.Options{})
@@ -80,10 +99,10 @@ func newSimsBoxWith(t testing.TB, n int, wrap func(*sim.Phone) phone.Phone, lim 
 	if n > 1 {
 		cfg.Phones = attached
 	}
-	if cfg.Grants, err = oauth.New(oauth.Config{Store: st, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+	if b.oa, err = oauth.New(oauth.Config{Store: st, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
-	b.oa = cfg.Grants.(*oauth.Server)
+	cfg.Grants = checkedGrants{b.oa, b.grantChecks}
 	if b.ctl, err = control.New(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -298,10 +317,15 @@ func TestSimRevokeEndsWatch(t *testing.T) {
 	go func() {
 		done <- tryCall(cs, "openlolo_watch", map[string]any{"wait_ms": 30000, "kinds": []string{"operation"}})
 	}()
-	// The watch must be past the bearer check and held before the revoke
-	// (over real HTTPS, so outside a synctest bubble: nothing to observe
-	// but time).
-	time.Sleep(300 * time.Millisecond)
+	// The watch must be past the bearer check and held before the revoke:
+	// a held watch asks whether its grant is still active.
+	select {
+	case <-b.grantChecks:
+	case r := <-done:
+		t.Fatalf("the watch answered before the revoke: %+v", r)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch was not held after 10 s")
+	}
 	start := time.Now()
 	if err := b.oa.RevokeClient(context.Background(), clients[0].ClientID); err != nil {
 		t.Fatal(err)

@@ -149,22 +149,12 @@ func TestServeCoreDevice(t *testing.T) {
 	rec := filepath.Join(state, "coredevice", p.UDID+".plist")
 	// Polled on the real clock: serve and the fake iPhone talk over real
 	// sockets, which testing/synctest's fake time does not cover.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(rec); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pair record after 30 s; log:\n%s", s.stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	if !waitUntil(30*time.Second, 20*time.Millisecond, func() bool { _, err := os.Stat(rec); return err == nil }) {
+		t.Fatalf("no pair record after 30 s; log:\n%s", s.stderr)
 	}
-	if p.Tunnels() == 0 {
-		// The record is written before the tunnel opens; wait for it.
-		for p.Tunnels() == 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	// The record is written before the tunnel opens; wait for it.
+	waitUntil(30*time.Second-time.Since(start), 20*time.Millisecond, func() bool { return p.Tunnels() > 0 })
 	if p.Tunnels() == 0 {
 		t.Error("the backend opened no tunnel")
 	}

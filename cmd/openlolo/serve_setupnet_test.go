@@ -87,16 +87,25 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // testing/synctest here).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(10 * time.Second)
+	if !waitUntil(10*time.Second, 10*time.Millisecond, cond) {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// waitUntil checks cond every tick until it holds or limit passes, and
+// reports whether it held.
+func waitUntil(limit, tick time.Duration, cond func() bool) bool {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	deadline := time.After(limit)
 	for !cond() {
 		select {
-		case <-tick.C:
+		case <-t.C:
 		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
+			return cond()
 		}
 	}
+	return true
 }
 
 // TestSetupNetWiring: serve's setup network on a real box (sim phone) and

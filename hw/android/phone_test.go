@@ -76,19 +76,30 @@ func openOn(t testing.TB, f *fakePhone, o android.Options) *android.Backend {
 // waitState waits until b's state code is code.
 func waitState(t testing.TB, b *android.Backend, code api.PhoneState) phone.State {
 	t.Helper()
-	events := b.Subscribe(t.Context())
+	var st phone.State
+	if !waitFor(t, b, func() bool { st = b.State(); return st.Code == code }) {
+		t.Fatalf("state %+v, want %s", b.State(), code)
+	}
+	return st
+}
+
+// waitFor waits up to 20 s until cond holds, checking it at each of p's
+// events and every 10 ms (not every change publishes one), and reports
+// whether it held.
+func waitFor(t testing.TB, p phone.Phone, cond func() bool) bool {
+	events := p.Subscribe(t.Context())
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	deadline := time.After(20 * time.Second)
-	for {
-		if st := b.State(); st.Code == code {
-			return st
-		}
+	for !cond() {
 		select {
 		case <-events:
-		case <-time.After(10 * time.Millisecond):
+		case <-tick.C:
 		case <-deadline:
-			t.Fatalf("state %+v, want %s", b.State(), code)
+			return cond()
 		}
 	}
+	return true
 }
 
 func readyPhone(t *testing.T, p *adbtest.Phone) (*fakePhone, *android.Backend) {
@@ -360,8 +371,8 @@ func TestNotAllowedThenAllowed(t *testing.T) {
 	if !errors.Is(err, phone.ErrUnavailable) || len(phone.NextSteps(err)) == 0 || !strings.Contains(phone.NextSteps(err)[0], "Allow USB debugging?") {
 		t.Errorf("Screenshot = %v, steps %q", err, phone.NextSteps(err))
 	}
-	for f.asked.Load() < 3 {
-		time.Sleep(time.Millisecond)
+	if !waitFor(t, b, func() bool { return f.asked.Load() >= 3 }) {
+		t.Fatalf("the phone asked its owner %d times, want 3", f.asked.Load())
 	}
 	f.allow.Store(true)
 	waitState(t, b, api.StateReady)
@@ -391,8 +402,8 @@ func TestUnreachableThenUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	for b.State().Problems == 0 {
-		time.Sleep(time.Millisecond)
+	if !waitFor(t, b, func() bool { return b.State().Problems != 0 }) {
+		t.Fatalf("state %+v, want a problem", b.State())
 	}
 	st := b.State()
 	if st.Code != api.StateDetached || !st.Problems.Has(phone.USBDebuggingOff) || !strings.Contains(st.Reason, addr) {
@@ -451,8 +462,8 @@ func TestReachedButUnreadable(t *testing.T) {
 	f := startPhone(t, nil, true)
 	f.Dev.Handler = nil
 	b := openOn(t, f, android.Options{})
-	for !strings.Contains(b.State().Reason, "could not read") {
-		time.Sleep(time.Millisecond)
+	if !waitFor(t, b, func() bool { return strings.Contains(b.State().Reason, "could not read") }) {
+		t.Fatalf("state %+v, want could not read", b.State())
 	}
 	if st := b.State(); st.Code != api.StateDetached || st.Problems != 0 || !strings.Contains(st.Reason, "getprop") {
 		t.Errorf("state %+v", st)
@@ -466,9 +477,7 @@ func TestAppsRefresh(t *testing.T) {
 	b := openOn(t, f, android.Options{AppsEvery: 5 * time.Millisecond})
 	waitState(t, b, api.StateReady)
 	f.Install(adbtest.Package{Name: "org.example.notes", Activity: "org.example.notes.Main"})
-	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(b.Info().Apps, phone.App{ID: "org.example.notes", Name: "Notes"}); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("apps %v, want the new Notes", b.Info().Apps)
-		}
+	if !waitFor(t, b, func() bool { return slices.Contains(b.Info().Apps, phone.App{ID: "org.example.notes", Name: "Notes"}) }) {
+		t.Fatalf("apps %v, want the new Notes", b.Info().Apps)
 	}
 }

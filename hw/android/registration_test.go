@@ -5,7 +5,6 @@ import (
 	"flag"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/hw/adb/adbusb"
@@ -40,8 +39,8 @@ func TestRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for p.State().Problems == 0 {
-		time.Sleep(time.Millisecond)
+	if !waitFor(t, p, func() bool { return p.State().Problems != 0 }) {
+		t.Fatalf("state %+v, want a problem", p.State())
 	}
 	if st := p.State(); !st.Problems.Has(phone.USBDebuggingOff) || !strings.Contains(st.Reason, "USB host ports") {
 		t.Errorf("state %+v, want usb_debugging_off naming the host ports", st)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,6 +53,13 @@ func openBackend(t *testing.T, ctx context.Context, p *coredevicetest.Phone, o c
 	return b, b.Subscribe(ctx)
 }
 
+// rechecks waits until the backend checked p's readiness n more times.
+func rechecks(t *testing.T, p *coredevicetest.Phone, n int) {
+	t.Helper()
+	from := p.RemoteLockdowns()
+	until(t, fmt.Sprintf("%d readiness checks", n), func() bool { return p.RemoteLockdowns() >= from+n })
+}
+
 // TestBackendDeveloperModeOff: a phone without Developer Mode is not
 // ready, says what to do, and gets the Settings switch revealed once.
 func TestBackendDeveloperModeOff(t *testing.T) {
@@ -66,9 +74,7 @@ func TestBackendDeveloperModeOff(t *testing.T) {
 	if s.Ready || s.Problems != phone.ProblemSet(phone.DeveloperModeOff, phone.InputNeedsIOS27) || !strings.Contains(s.Reason, "Privacy & Security") {
 		t.Errorf("state %+v", s)
 	}
-	// several rechecks, on the real clock: they reach the fake iPhone over
-	// real sockets, which testing/synctest's fake time does not cover
-	time.Sleep(100 * time.Millisecond)
+	rechecks(t, p, 3)
 	if n := p.Reveals(); n != 1 {
 		t.Errorf("Developer Mode switch revealed %d times, want once per tunnel", n)
 	}
@@ -231,8 +237,7 @@ func TestBackendMountsDiskImage(t *testing.T) {
 	if r := b.State().Reason; !strings.Contains(r, "needs the internet") {
 		t.Errorf("reason %q", r)
 	}
-	// several rechecks, on the real clock (real sockets, as above)
-	time.Sleep(150 * time.Millisecond)
+	rechecks(t, p, 3)
 	if n := hits.Load(); n != 1 {
 		t.Errorf("the signing server was asked %d times within mountRetry, want once", n)
 	}

@@ -22,12 +22,14 @@ import (
 )
 
 // fakeKernel is a temp configfs, UDC class folder and /dev with a host
-// that reads every hidg node through pipes.
+// that reads every hidg node through pipes. The host reads when a test
+// asks what it got (a pipe holds far more than a test writes), so no
+// reader waits on a real pipe, in or out of a synctest bubble.
 type fakeKernel struct {
 	configfs, udcDir, devDir string
 	mu                       sync.Mutex
 	got                      map[string][]byte // node → bytes read
-	readers                  sync.WaitGroup    // the host's readers, done when the writer closes
+	pipes                    map[string][]int  // node → the read ends of its pipes
 }
 
 func newFakeKernel(t *testing.T, platform, udcState string) *fakeKernel {
@@ -35,11 +37,11 @@ func newFakeKernel(t *testing.T, platform, udcState string) *fakeKernel {
 	dir := t.TempDir()
 	k := &fakeKernel{
 		configfs: filepath.Join(dir, "usb_gadget"), udcDir: filepath.Join(dir, "udc"), devDir: filepath.Join(dir, "dev"),
-		got: map[string][]byte{},
+		got: map[string][]byte{}, pipes: map[string][]int{},
 	}
-	// Registered first, so it runs last: after the phone closed its
-	// writer, every reader has seen the end of its pipe.
-	t.Cleanup(k.readers.Wait)
+	// Registered first, so it runs last, after the phone closed its
+	// writer.
+	t.Cleanup(k.close)
 	l, err := LayoutFor(platform, Identity{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,41 +65,56 @@ func (k *fakeKernel) setState(s string) {
 	os.WriteFile(filepath.Join(k.udcDir, "dummy_udc.0", "state"), []byte(s+"\n"), 0o644)
 }
 
-// open hands the writer a pipe and drains it like a polling host.
+// open hands the writer a pipe, which bytes drains.
 func (k *fakeKernel) open(t *testing.T) func(string) (int, error) {
 	return func(path string) (int, error) {
 		var p [2]int
 		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
 			return -1, err
 		}
-		k.readers.Go(func() {
-			defer unix.Close(p[0])
-			buf := make([]byte, 256)
-			for {
-				n, err := unix.Read(p[0], buf)
-				if n > 0 {
-					k.mu.Lock()
-					k.got[filepath.Base(path)] = append(k.got[filepath.Base(path)], buf[:n]...)
-					k.mu.Unlock()
-					continue
-				}
-				if err == unix.EAGAIN {
-					// a real pipe: read again in a moment (a syscall
-					// is outside testing/synctest's fake time)
-					time.Sleep(time.Millisecond)
-					continue
-				}
-				return
-			}
-		})
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		node := filepath.Base(path)
+		k.pipes[node] = append(k.pipes[node], p[0])
 		return p[1], nil
 	}
 }
 
+// bytes is all the host read from node: it reads what node's pipes hold
+// now, and closes those whose writer closed.
 func (k *fakeKernel) bytes(node string) []byte {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	buf := make([]byte, 256)
+	open := k.pipes[node][:0]
+	for _, fd := range k.pipes[node] {
+		for {
+			n, err := unix.Read(fd, buf)
+			if n > 0 {
+				k.got[node] = append(k.got[node], buf[:n]...)
+				continue
+			}
+			if err == unix.EAGAIN {
+				open = append(open, fd)
+			} else {
+				unix.Close(fd)
+			}
+			break
+		}
+	}
+	k.pipes[node] = open
 	return append([]byte(nil), k.got[node]...)
+}
+
+// close closes the read ends still open.
+func (k *fakeKernel) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, fds := range k.pipes {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}
 }
 
 // fakeVideo serves YUYV frames of a bright w×h picture centred in a
@@ -173,17 +190,22 @@ func fakeOptions(t *testing.T, k *fakeKernel, platform string, video frameSource
 	return opts
 }
 
-// waitState waits for the backend to report code, polling on the real
-// clock: the monitor reads real files and pipes, which testing/synctest's
-// fake time does not cover.
+// waitState waits for the backend to report code: at each of its events,
+// and every 5 ms (the monitor reads real files and pipes, which
+// testing/synctest's fake time does not cover).
 func waitState(t *testing.T, p *Phone, code api.PhoneState) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	events := p.Subscribe(t.Context())
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
 	for p.State().Code != code {
-		if time.Now().After(deadline) {
+		select {
+		case <-events:
+		case <-tick.C:
+		case <-deadline:
 			t.Fatalf("state = %+v, want %s", p.State(), code)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -42,6 +42,8 @@ type WriterOptions struct {
 	// Open opens a device node for writing and returns a non-blocking fd;
 	// nil opens with O_WRONLY|O_NONBLOCK|O_CLOEXEC.
 	Open func(path string) (int, error)
+	// Now is the clock the deadlines are reckoned on; nil means time.Now.
+	Now func() time.Time
 }
 
 // Writer writes HID reports to the gadget's /dev/hidgN nodes. It
@@ -65,6 +67,9 @@ func NewWriter(opts WriterOptions) *Writer {
 		opts.Open = func(p string) (int, error) {
 			return unix.Open(p, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	return &Writer{opts: opts, fds: map[hid.Kind]int{}}
 }
@@ -105,13 +110,13 @@ func (w *Writer) WriteReport(ctx context.Context, k hid.Kind, report []byte) err
 	// Reopen once. The UDC state can still read "configured" from before
 	// a re-enumeration while the endpoint is not enabled yet (ESHUTDOWN):
 	// retry on the new node until ReconnectWait passes.
-	until := time.Now().Add(w.opts.ReconnectWait)
+	until := w.opts.Now().Add(w.opts.ReconnectWait)
 	for {
 		err := w.write(ctx, k, report)
 		if err == nil || !gone(err) {
 			return err
 		}
-		if time.Now().After(until) {
+		if w.opts.Now().After(until) {
 			w.closeFD(k)
 			return fmt.Errorf("gadget: write %s report after reopening: %w: %v; reconnect the phone", k, phone.ErrInputFailed, err)
 		}
@@ -144,7 +149,7 @@ func (w *Writer) write(ctx context.Context, k hid.Kind, report []byte) error {
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(w.opts.Deadline)
+	deadline := w.opts.Now().Add(w.opts.Deadline)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -166,7 +171,7 @@ func (w *Writer) write(ctx context.Context, k hid.Kind, report []byte) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("gadget: write %s report: %w", k, err)
 		}
-		left := time.Until(deadline)
+		left := deadline.Sub(w.opts.Now())
 		if left <= 0 {
 			return fmt.Errorf("gadget: write %s report: %w: %s (no report taken for %v)", k, phone.ErrInputFailed, NotReading, w.opts.Deadline)
 		}

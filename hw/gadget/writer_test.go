@@ -104,18 +104,26 @@ func TestWriteReportWaitsForSlowHost(t *testing.T) {
 	t.Parallel()
 	h := newFakeHost(t)
 	h.fill(t)
+	// The writer reads its clock a second time once the full pipe turned
+	// its first write away: the host reads from then on.
+	blocked := make(chan struct{})
+	var clocks atomic.Int32
 	w := NewWriter(WriterOptions{
 		Paths:    map[hid.Kind]string{hid.KindConsumer: "hidg1"},
 		Deadline: 5 * time.Second,
 		Open:     func(string) (int, error) { return unix.Dup(h.w) },
+		Now: func() time.Time {
+			if clocks.Add(1) == 2 {
+				close(blocked)
+			}
+			return time.Now()
+		},
 	})
 	defer w.Close()
 	// The reader must be done before cleanup closes its fd, or it could
 	// read another test's pipe that reuses the number.
 	drained := make(chan struct{})
-	// A real wait: the writer blocks in poll(2) on a real pipe, which
-	// testing/synctest's fake clock cannot see.
-	go func() { time.Sleep(30 * time.Millisecond); h.drain(); close(drained) }()
+	go func() { <-blocked; h.drain(); close(drained) }()
 	err := w.WriteReport(context.Background(), hid.KindConsumer, []byte{0x23, 0x02})
 	<-drained
 	if err != nil {

@@ -92,6 +92,7 @@ type Phone struct {
 	perConn   map[string][]int // requests on each connection, per service
 	tunnels   int
 	reveals   int
+	lockdowns int
 	networks  []*tunnel.Network
 	listeners []net.Listener
 }
@@ -202,6 +203,15 @@ func (p *Phone) Reveals() int {
 	return p.reveals
 }
 
+// RemoteLockdowns returns how many connections the host made to lockdown
+// over the tunnel: the backend's readiness check makes one each time it
+// asks about Developer Mode.
+func (p *Phone) RemoteLockdowns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lockdowns
+}
+
 // serveAMFI is com.apple.amfi.lockdown: action 0 reveals the Developer
 // Mode switch.
 func (p *Phone) serveAMFI(conn net.Conn) {
@@ -276,7 +286,12 @@ func (p *Phone) serveProxy(conn net.Conn) {
 		n.Close()
 		return
 	}
-	if err := p.listen(n, shimPort, p.Lockdown.Serve); err != nil {
+	if err := p.listen(n, shimPort, func(c net.Conn) {
+		p.mu.Lock()
+		p.lockdowns++
+		p.mu.Unlock()
+		p.Lockdown.Serve(c)
+	}); err != nil {
 		n.Close()
 		return
 	}
