@@ -13,12 +13,13 @@ import (
 )
 
 // samples is a Contact that records each sample with its time since
-// start; each Move takes lag (a slow phone), and the sample numbered
-// failAt (1-based; 0 = never) fails.
+// start; each Move first calls lag, when set (a slow phone: the test's
+// bubble sleeps in it), and the sample numbered failAt (1-based; 0 =
+// never) fails.
 type samples struct {
 	start  time.Time
 	got    []string
-	lag    time.Duration
+	lag    func()
 	failAt int
 }
 
@@ -35,7 +36,9 @@ func (s *samples) add(what string, p phone.Point) error {
 func (s *samples) Down(_ context.Context, p phone.Point) error { return s.add("down", p) }
 func (s *samples) Up(_ context.Context, p phone.Point) error   { return s.add("up", p) }
 func (s *samples) Move(_ context.Context, p phone.Point) (bool, error) {
-	time.Sleep(s.lag)
+	if s.lag != nil {
+		s.lag()
+	}
 	return true, s.add("move", p)
 }
 
@@ -69,7 +72,7 @@ func TestPlayer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c := &samples{start: time.Now(), lag: tt.lag}
+				c := &samples{start: time.Now(), lag: func() { time.Sleep(tt.lag) }}
 				rep, err := tt.player.Play(t.Context(), tt.g, c)
 				if err != nil {
 					t.Fatal(err)

@@ -90,17 +90,23 @@ func TestTokenStoreUpdateErrorWritesNothing(t *testing.T) {
 func TestTokenStoreSerializesReadModifyWrite(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "boxes.json")
 	const n = 40
-	var wg sync.WaitGroup
+	var wg, starting sync.WaitGroup
+	// The race window: each read-modify-write holds on until every
+	// writer has set out, so all of them contend for the file.
+	allIn := make(chan struct{})
+	starting.Add(n)
+	go func() { starting.Wait(); close(allIn) }()
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s := &TokenStore{Path: p}
+			starting.Done()
 			errs <- s.Update("u", func(cur Box, ok bool) (Box, error) {
 				var c int
 				fmt.Sscan(cur.RefreshToken, &c)
-				time.Sleep(time.Millisecond) // widen the race window
+				<-allIn
 				cur.RefreshToken = fmt.Sprint(c + 1)
 				return cur, nil
 			})

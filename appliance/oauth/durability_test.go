@@ -263,7 +263,11 @@ func TestRefreshLoopUnderSIGKILL(t *testing.T) {
 			a, rerr = refresh(c.base)
 		}()
 		<-inFlight
-		time.Sleep(time.Duration(mrand.IntN(4000)) * time.Microsecond)
+		// The kill lands at a random moment of the refresh in flight: a
+		// timer fires it, and the test waits on the kill and the answer.
+		killed := make(chan struct{})
+		time.AfterFunc(time.Duration(mrand.IntN(4000))*time.Microsecond, func() { c.cmd.Process.Kill(); close(killed) })
+		<-killed
 		c.kill(t)
 		<-done
 		if rerr == nil {
@@ -317,11 +321,15 @@ func TestRefreshClientGivesUp50ms(t *testing.T) {
 	h := newHarness(t, harnessOpt{})
 	tok, id := h.pair("impatient", Life30d)
 	mux := h.mux()
-	// The answer reaches the client 100 ms after the rotation committed.
+	// The answer leaves only after the rotation committed and the client
+	// gave up (its closed connection ends the request's context).
 	slow := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, r)
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
 		}

@@ -75,16 +75,19 @@ func nextPicture(t *testing.T, mr *multipart.Reader) []byte {
 // viewers and captures exactly when want > 0.
 func waitWatching(t *testing.T, b *box, want int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
 	for {
 		v, capturing, _ := b.pages.LiveWatching()
 		if v == want && capturing == (want > 0) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline:
 			t.Fatalf("live stream: %d viewers, capturing %v; want %d", v, capturing, want)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -120,9 +123,21 @@ func TestLiveStream(t *testing.T) {
 	cancel()
 	waitWatching(t, b, 0)
 	_, _, caps := b.pages.LiveWatching()
-	time.Sleep(300 * time.Millisecond)
-	if _, _, now := b.pages.LiveWatching(); now != caps {
-		t.Errorf("the box took %d screenshots after the viewer left", now-caps)
+	// For 300 ms, checked every 10 ms (TestLiveHubCapturesOnlyWhileWatched
+	// checks the same on the bubble's clock).
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	quiet := time.After(300 * time.Millisecond)
+	for more := true; more; {
+		select {
+		case <-tick.C:
+		case <-quiet:
+			more = false
+		}
+		if _, _, now := b.pages.LiveWatching(); now != caps {
+			t.Errorf("the box took %d screenshots after the viewer left", now-caps)
+			break
+		}
 	}
 }
 

@@ -306,19 +306,21 @@ func TestUpdateSlowUpload(t *testing.T) {
 	}
 }
 
-// paced reads chunk bytes of r every period.
+// paced reads chunk bytes of r every period: the first at once, the
+// next at each tick of a ticker.
 type paced struct {
 	r     io.Reader
 	chunk int
 	every time.Duration
-	began bool
+	tick  *time.Ticker
 }
 
 func (p *paced) Read(b []byte) (int, error) {
-	if p.began {
-		time.Sleep(p.every)
+	if p.tick == nil {
+		p.tick = time.NewTicker(p.every)
+	} else {
+		<-p.tick.C
 	}
-	p.began = true
 	return p.r.Read(b[:min(len(b), p.chunk)])
 }
 
