@@ -174,6 +174,16 @@ type Geometry struct {
 	Epoch         uint64
 }
 
+// Sized is g for a screen of size: g itself when the size is the same,
+// else that size at the next epoch (changed true). Every backend updates
+// its geometry through it.
+func (g Geometry) Sized(size image.Point) (_ Geometry, changed bool) {
+	if g.Width == size.X && g.Height == size.Y {
+		return g, false
+	}
+	return Geometry{Width: size.X, Height: size.Y, Epoch: g.Epoch + 1}, true
+}
+
 // Frame is one screenshot.
 type Frame struct {
 	// Image is the phone's screen at native resolution.

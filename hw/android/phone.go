@@ -250,10 +250,7 @@ func (b *Backend) attach(ctx context.Context, c *adb.Conn) error {
 		StepDelay: 500 * time.Millisecond}
 	b.mu.Lock()
 	b.conn, b.dev, b.info, b.last = c, dev, info, nil
-	geo := b.state.Geometry
-	if geo.Width != dev.size.X || geo.Height != dev.size.Y {
-		geo = phone.Geometry{Width: dev.size.X, Height: dev.size.Y, Epoch: geo.Epoch + 1}
-	}
+	geo, _ := b.state.Geometry.Sized(dev.size)
 	b.mu.Unlock()
 	b.log.Info("android: ready", "model", info.Model, "size", dev.size, "clipboard", dev.clipboard, "apps", len(dev.apps))
 	b.setState(phone.State{Ready: true, Code: api.StateReady, Geometry: geo}, phone.Attached)
@@ -371,10 +368,8 @@ func (b *Backend) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	}
 	size := img.Bounds().Size()
 	b.mu.Lock()
-	geo := b.state.Geometry
-	newGeo := geo.Width != size.X || geo.Height != size.Y
+	geo, newGeo := b.state.Geometry.Sized(size)
 	if newGeo {
-		geo = phone.Geometry{Width: size.X, Height: size.Y, Epoch: geo.Epoch + 1}
 		b.state.Geometry = geo
 		b.info.Native = size
 	}

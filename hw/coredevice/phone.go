@@ -238,8 +238,8 @@ func (b *Backend) ready(ctx context.Context, c *Conn) {
 	b.apps = apps
 	b.info = info
 	geo := b.state.Geometry
-	if info.Native != (image.Point{}) && (geo.Width != info.Native.X || geo.Height != info.Native.Y) {
-		geo = phone.Geometry{Width: info.Native.X, Height: info.Native.Y, Epoch: geo.Epoch + 1}
+	if info.Native != (image.Point{}) {
+		geo, _ = geo.Sized(info.Native)
 	}
 	b.mu.Unlock()
 	b.setState(phone.State{Ready: true, Code: api.StateReady, Problems: InputProblems(c.Info.ProductVersion), Geometry: geo}, phone.Attached)
@@ -303,10 +303,8 @@ func (b *Backend) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	}
 	size := img.Bounds().Size()
 	b.mu.Lock()
-	geo := b.state.Geometry
-	newGeo := geo.Width != size.X || geo.Height != size.Y
+	geo, newGeo := b.state.Geometry.Sized(size)
 	if newGeo {
-		geo = phone.Geometry{Width: size.X, Height: size.Y, Epoch: geo.Epoch + 1}
 		b.state.Geometry = geo
 		b.info.Native = size
 	}

@@ -57,26 +57,10 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	if out == "" {
 		out = o.StateDir
 	}
-	failed, passed, skipped := 0, 0, 0
-	step := func(name string, start time.Time, err error, detail string) bool {
-		took := now().Sub(start).Round(10 * time.Millisecond)
-		switch {
-		case err == nil:
-			passed++
-			fmt.Fprintf(w, "ok      %-16s %s (%v)\n", name, detail, took)
-		case errors.Is(err, errSkip):
-			skipped++
-			fmt.Fprintf(w, "skip    %-16s %s\n", name, detail)
-		default:
-			failed++
-			fmt.Fprintf(w, "FAIL    %-16s %v\n", name, err)
-		}
-		return err == nil
-	}
+	r := &phone.SelfTestReport{W: w, Now: now, Width: 16}
+	step := r.Done
 	fmt.Fprintf(w, "openlolo selftest --phone coredevice (openlolo %s, %s/%s, %s)\n", o.Version, runtime.GOOS, runtime.GOARCH, now().UTC().Format(time.RFC3339))
-	defer func() {
-		fmt.Fprintf(w, "result: %d ok, %d failed, %d skipped\n", passed, failed, skipped)
-	}()
+	defer r.Result()
 
 	mctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -102,7 +86,7 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 		}
 	}
 	if !step(name, t, err, fmt.Sprintf("%d device(s); using %s", len(devs), dev.UDID)) {
-		return failed
+		return r.Failed
 	}
 
 	dir := filepath.Join(o.StateDir, "coredevice")
@@ -124,7 +108,7 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 		}
 		return fmt.Sprintf("pair record in %s; host %v, device %v, RSD port %d, %d services", dir, c.Params.Address, c.Params.ServerAddress, c.Params.RSDPort, len(c.RSD.Services))
 	}()) {
-		return failed
+		return r.Failed
 	}
 	defer c.Close()
 	fmt.Fprintf(w, "phone   %s, iOS %s (%s), %q\n", c.Info.ProductType, c.Info.ProductVersion, c.Info.BuildVersion, c.Info.DeviceName)
@@ -190,8 +174,8 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 	step("clipboard", t, err, fmt.Sprintf("%q (change count %d)", got, count))
 
 	if err := supported(c); err != nil {
-		step("paste, tap", now(), errSkip, err.Error())
-		return failed
+		step("paste, tap", now(), phone.ErrSkip, err.Error())
+		return r.Failed
 	}
 	// Input: the media stream starts with the first of these (seconds on
 	// a phone); Notes is in front, so the paste shows there.
@@ -208,8 +192,5 @@ func SelfTest(ctx context.Context, w io.Writer, o SelfTestOptions) int {
 		_, err = in.Press(ctx, phone.Home)
 		step("home button", t, err, "the phone should go to its home screen")
 	}
-	return failed
+	return r.Failed
 }
-
-// errSkip marks a step the self-test does not run.
-var errSkip = errors.New("skipped")

@@ -93,6 +93,22 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// DevicesWith lists the devices of [Bus.Devices] that match (a backend's
+// interface: [DeviceInfo.Find]); nil when none does.
+func (b Bus) DevicesWith(match func(DeviceInfo) bool) ([]DeviceInfo, error) {
+	all, err := b.Devices()
+	if err != nil {
+		return nil, err
+	}
+	var out []DeviceInfo
+	for _, d := range all {
+		if match(d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
 // Devices lists the devices sysfs shows, sorted by bus and address. A
 // device that goes away while it is read is left out.
 func (b Bus) Devices() ([]DeviceInfo, error) {

@@ -70,6 +70,18 @@ func TestDevices(t *testing.T) {
 	}
 }
 
+// DevicesWith keeps the devices that match, and gives nil for none.
+func TestDevicesWith(t *testing.T) {
+	bus := usb.Bus{SysRoot: tree(t, phone("1-1", 7), rootHub), DevRoot: "/dev/bus/usb"}
+	got, err := bus.DevicesWith(func(d usb.DeviceInfo) bool { return d.Path != rootHub.Path })
+	if err != nil || len(got) != 1 || got[0].Name != "1-1" {
+		t.Errorf("DevicesWith(not the hub) = %+v, %v; want the phone", got, err)
+	}
+	if got, err := bus.DevicesWith(func(usb.DeviceInfo) bool { return false }); got != nil || err != nil {
+		t.Errorf("DevicesWith(none) = %+v, %v; want nil", got, err)
+	}
+}
+
 // Find prefers the active configuration: an iPhone shows usbmux only in
 // its last one, an unconfigured device none.
 func TestFindPrefersActiveConfig(t *testing.T) {

@@ -26,17 +26,10 @@ var ErrNoInterface = errors.New("adbusb: the device has no ADB interface; turn o
 
 // Devices lists the devices on bus that show an ADB interface.
 func Devices(bus usb.Bus) ([]usb.DeviceInfo, error) {
-	all, err := bus.Devices()
-	if err != nil {
-		return nil, err
-	}
-	var out []usb.DeviceInfo
-	for _, d := range all {
-		if _, _, ok := d.Find(Class, SubClass, Protocol); ok {
-			out = append(out, d)
-		}
-	}
-	return out, nil
+	return bus.DevicesWith(func(d usb.DeviceInfo) bool {
+		_, _, ok := d.Find(Class, SubClass, Protocol)
+		return ok
+	})
 }
 
 // Endpoints finds dev's ADB interface, the configuration holding it and

@@ -33,17 +33,10 @@ func Find(dev usb.DeviceInfo) (usb.Config, usb.Interface, bool) {
 
 // Devices lists the devices on bus that speak usbmux (iPhones and iPads).
 func Devices(bus usb.Bus) ([]usb.DeviceInfo, error) {
-	all, err := bus.Devices()
-	if err != nil {
-		return nil, err
-	}
-	var out []usb.DeviceInfo
-	for _, d := range all {
-		if _, _, ok := Find(d); ok {
-			out = append(out, d)
-		}
-	}
-	return out, nil
+	return bus.DevicesWith(func(d usb.DeviceInfo) bool {
+		_, _, ok := Find(d)
+		return ok
+	})
 }
 
 // Claim opens dev through usbdevfs, selects the configuration holding its
