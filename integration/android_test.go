@@ -17,6 +17,7 @@ import (
 	"github.com/openlolo/openlolo/hw/adb/adbtest"
 	"github.com/openlolo/openlolo/sdk"
 	boxtls "github.com/openlolo/openlolo/tls"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // TestAndroidEndToEnd: `openlolo serve --phone android --adb` on a fake
@@ -59,7 +60,7 @@ func TestAndroidEndToEnd(t *testing.T) {
 
 	// Not allowed yet: Status names the fingerprint, tools say what to do.
 	var fp string
-	if !eventually(30*time.Second, 50*time.Millisecond, func() bool {
+	if !waittest.Until(30*time.Second, 50*time.Millisecond, func() bool {
 		_, body := ownertest.Get(t, box.Owner, box.URL, "/status")
 		if _, rest, ok := strings.Cut(body, "the key fingerprint "); ok {
 			fp = rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789ABCDEFabcdef:"))]
@@ -83,7 +84,7 @@ func TestAndroidEndToEnd(t *testing.T) {
 	// The owner taps Allow: the box gets in at its next try.
 	allow.Store(true)
 	var shot *sdk.Screenshot
-	if !eventually(30*time.Second, 50*time.Millisecond, func() bool {
+	if !waittest.Until(30*time.Second, 50*time.Millisecond, func() bool {
 		shot, err = c.Screenshot(ctx, sdk.ScreenshotOptions{Format: "png"})
 		return err == nil
 	}) {

@@ -16,6 +16,7 @@ import (
 	"github.com/openlolo/openlolo/hw/sim"
 	"github.com/openlolo/openlolo/phone"
 	boxtls "github.com/openlolo/openlolo/tls"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 const passphrase = "correct horse battery"
@@ -121,30 +122,12 @@ func (tb *testBox) approve(t *testing.T, userCode, life string) {
 	ownertest.Approve(t, tb.Owner, tb.URL, userCode, life)
 }
 
-// eventually checks cond every tick until it holds or limit passes, and
-// reports whether it held. The boxes, phones and clients here are real
-// processes and listeners, so the tests wait on what they show rather
-// than in a synctest bubble.
-func eventually(limit, tick time.Duration, cond func() bool) bool {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	deadline := time.After(limit)
-	for !cond() {
-		select {
-		case <-t.C:
-		case <-deadline:
-			return cond()
-		}
-	}
-	return true
-}
-
 // waitLine waits until out has a line starting with prefix and returns the
 // rest of it, trimmed.
 func waitLine(t *testing.T, out *syncBuffer, prefix string) string {
 	t.Helper()
 	var line string
-	if eventually(10*time.Second, 20*time.Millisecond, func() bool {
+	if waittest.Until(10*time.Second, 20*time.Millisecond, func() bool {
 		sc := bufio.NewScanner(strings.NewReader(out.String()))
 		for sc.Scan() {
 			if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice"
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/remotehid"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // TestCoreDeviceCLI: what issue 15 asks of a box on the fake iPhone
@@ -56,7 +57,7 @@ func TestCoreDeviceCLI(t *testing.T) {
 	shot = callJSON(t, store, 0, tb.URL, "openlolo_screenshot", "--out", filepath.Join(t.TempDir(), "shot.jpg"))
 	callJSON(t, store, 0, tb.URL, "openlolo_tap", fmt.Sprintf("frame_id=%v", shot["frame_id"]),
 		fmt.Sprintf("geometry_epoch=%v", shot["geometry_epoch"]), "x=0.25", "y=0.75")
-	if !eventually(20*time.Second, 5*time.Millisecond, func() bool { return len(in.Touches()) >= 2 }) {
+	if !waittest.Until(20*time.Second, 5*time.Millisecond, func() bool { return len(in.Touches()) >= 2 }) {
 		t.Fatalf("the phone took touches %v", in.Touches())
 	}
 	if touch := in.Touches()[0]; !touch.Down || touch.X != remotehid.Coord(0.25) || touch.Y != remotehid.Coord(0.75) {

@@ -14,6 +14,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/coredevicetest"
 	"github.com/openlolo/openlolo/hw/coredevice/remotehid"
 	"github.com/openlolo/openlolo/sdk"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // TestCoreDeviceEndToEnd: a box on the CoreDevice backend with the fake
@@ -139,7 +140,7 @@ func TestCoreDeviceInput(t *testing.T) {
 	if cb, err := sdk.Decode[api.ClipboardResult](res); err != nil || cb.Text != "héllo ✓ 日本" {
 		t.Errorf("openlolo_clipboard = %+v, %v", cb, err)
 	}
-	if !eventually(20*time.Second, 5*time.Millisecond, func() bool {
+	if !waittest.Until(20*time.Second, 5*time.Millisecond, func() bool {
 		return len(in.Touches()) >= 3 && len(in.Keys()) >= 8 && len(in.Buttons()) >= 2
 	}) {
 		t.Fatalf("the phone took touches %v, keys %v, buttons %v", in.Touches(), in.Keys(), in.Buttons())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/openlolo/openlolo/appliance/entry"
 	boxtls "github.com/openlolo/openlolo/tls"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 func TestHostsAllowed(t *testing.T) {
@@ -183,7 +184,7 @@ func TestServerHTTPSAndShutdown(t *testing.T) {
 		shut <- srv.Shutdown(ctx)
 	}()
 	// New connections are refused once shutdown began.
-	if !eventually(5*time.Second, 10*time.Millisecond, func() bool {
+	if !waittest.Until(5*time.Second, 10*time.Millisecond, func() bool {
 		c, err := tls.Dial("tcp", srv.Addr().String(), cfg)
 		if err != nil {
 			return true
@@ -227,21 +228,4 @@ func TestListenErrors(t *testing.T) {
 	if err := s2.Serve(); err != nil {
 		t.Errorf("Serve after Close = %v, want nil", err)
 	}
-}
-
-// eventually checks cond every tick until it holds or limit passes, and
-// reports whether it held. The entries serve real listeners, which rule
-// out testing/synctest.
-func eventually(limit, tick time.Duration, cond func() bool) bool {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	deadline := time.After(limit)
-	for !cond() {
-		select {
-		case <-t.C:
-		case <-deadline:
-			return cond()
-		}
-	}
-	return true
 }

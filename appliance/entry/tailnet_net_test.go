@@ -48,6 +48,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/hw/sim"
 	boxtls "github.com/openlolo/openlolo/tls"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 const (
@@ -264,7 +265,7 @@ func startBox(t *testing.T, cfg appliance.Config) (box *appliance.Box, setupCode
 func waitState(t *testing.T, tn *entry.Tailnet, state string, within time.Duration) entry.TailnetStatus {
 	t.Helper()
 	var st entry.TailnetStatus
-	if !eventually(within, 100*time.Millisecond, func() bool { st = tn.Status(); return st.State == state }) {
+	if !waittest.Until(within, 100*time.Millisecond, func() bool { st = tn.Status(); return st.State == state }) {
 		t.Fatalf("remote entry state %q (%s), want %q within %s", st.State, st.Reason, state, within)
 	}
 	return st
@@ -286,7 +287,7 @@ func lanClient(t *testing.T, box *appliance.Box) *http.Client {
 func getOK(t *testing.T, hc *http.Client, u string) {
 	t.Helper()
 	var err error
-	if !eventually(45*time.Second, 200*time.Millisecond, func() bool {
+	if !waittest.Until(45*time.Second, 200*time.Millisecond, func() bool {
 		var resp *http.Response
 		if resp, err = hc.Get(u); err != nil {
 			return false
@@ -478,7 +479,7 @@ func TestTailnetBox(t *testing.T) {
 
 	// The remote entry says why it is not well: its coordination server
 	// is gone (it keeps serving known devices).
-	if !eventually(60*time.Second, 200*time.Millisecond, func() bool {
+	if !waittest.Until(60*time.Second, 200*time.Millisecond, func() bool {
 		return strings.Contains(box.Remote().Status().Reason, "coordination server is unreachable")
 	}) {
 		t.Fatalf("remote entry with control down: %+v, want the reason", box.Remote().Status())

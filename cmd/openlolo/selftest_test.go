@@ -17,6 +17,7 @@ import (
 	"github.com/openlolo/openlolo/hw/gadget"
 	"github.com/openlolo/openlolo/hw/sim"
 	"github.com/openlolo/openlolo/phone"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // TestSelfTestCoreDevice runs the self-test against the fake iPhone: it
@@ -150,11 +151,11 @@ func TestServeCoreDevice(t *testing.T) {
 	// Polled on the real clock: serve and the fake iPhone talk over real
 	// sockets, which testing/synctest's fake time does not cover.
 	start := time.Now()
-	if !waitUntil(30*time.Second, 20*time.Millisecond, func() bool { _, err := os.Stat(rec); return err == nil }) {
+	if !waittest.Until(30*time.Second, 20*time.Millisecond, func() bool { _, err := os.Stat(rec); return err == nil }) {
 		t.Fatalf("no pair record after 30 s; log:\n%s", s.stderr)
 	}
 	// The record is written before the tunnel opens; wait for it.
-	waitUntil(30*time.Second-time.Since(start), 20*time.Millisecond, func() bool { return p.Tunnels() > 0 })
+	waittest.Until(30*time.Second-time.Since(start), 20*time.Millisecond, func() bool { return p.Tunnels() > 0 })
 	if p.Tunnels() == 0 {
 		t.Error("the backend opened no tunnel")
 	}

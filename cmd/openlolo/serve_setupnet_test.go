@@ -21,6 +21,7 @@ import (
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/setupnet"
 	"github.com/openlolo/openlolo/hw/sim"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // fakeWiFi is a radio that sees one home network.
@@ -87,25 +88,9 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // testing/synctest here).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	if !waitUntil(10*time.Second, 10*time.Millisecond, cond) {
+	if !waittest.Until(10*time.Second, 10*time.Millisecond, cond) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
-}
-
-// waitUntil checks cond every tick until it holds or limit passes, and
-// reports whether it held.
-func waitUntil(limit, tick time.Duration, cond func() bool) bool {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	deadline := time.After(limit)
-	for !cond() {
-		select {
-		case <-t.C:
-		case <-deadline:
-			return cond()
-		}
-	}
-	return true
 }
 
 // TestSetupNetWiring: serve's setup network on a real box (sim phone) and

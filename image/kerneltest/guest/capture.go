@@ -10,6 +10,7 @@ import (
 
 	"github.com/openlolo/openlolo/hw/capture"
 	"github.com/openlolo/openlolo/phone"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // captureChecks streams from vivid with hw/capture, converts a frame to
@@ -103,19 +104,8 @@ func (s *suite) captureReopen(ctx context.Context, d *capture.Device) {
 		"offline after unbind %v; frame %d before, %v after rebind (%v)", wentAway, before.Seq, seqOf(after), errOr(err, "ok"))
 }
 
-// waitFor polls cond every 20 ms until it holds or d passes.
-// The kernel gives no event for most of what the guest checks, so it
-// polls.
+// waitFor polls cond every 20 ms until it holds or d passes: the kernel
+// gives no event for most of what the guest checks.
 func waitFor(d time.Duration, cond func() bool) bool {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(d)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			return false
-		}
-	}
-	return true
+	return waittest.Until(d, 20*time.Millisecond, cond)
 }
