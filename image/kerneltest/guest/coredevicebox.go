@@ -25,6 +25,7 @@ import (
 	"github.com/openlolo/openlolo/hw/coredevice/usbmux/muxusb"
 	"github.com/openlolo/openlolo/hw/usb"
 	"github.com/openlolo/openlolo/sdk"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // usbmuxdSocket is where usbmuxd would listen: the checks show nothing does.
@@ -174,16 +175,16 @@ func (s *suite) phoneReady(ctx context.Context, c *sdk.Client, box *servedBox, n
 	t0 := time.Now()
 	last := &api.PhonesResult{}
 	var err error
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	if waittest.Until(60*time.Second, 200*time.Millisecond, func() bool {
 		var got *api.PhonesResult
 		if got, err = decoded[api.PhonesResult](c.CallTool(ctx, string(api.ToolPhones), nil)); err == nil {
 			last = got
 		}
-		if err == nil && len(last.Phones) == 1 &&
-			last.Phones[0].Backend == backend && last.Phones[0].State == api.StateReady {
-			s.report(name, true, "after %v: %+v", time.Since(t0).Round(time.Millisecond), last.Phones[0])
-			return
-		}
+		return err == nil && len(last.Phones) == 1 &&
+			last.Phones[0].Backend == backend && last.Phones[0].State == api.StateReady
+	}) {
+		s.report(name, true, "after %v: %+v", time.Since(t0).Round(time.Millisecond), last.Phones[0])
+		return
 	}
 	s.report(name, false, "not one ready %s phone in 60s: %+v %s; serve's log: %s", backend, last.Phones, errOr(err, ""), box.logTail())
 }
