@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +68,7 @@ var expected = []string{
 	"usbmux-lockdown-tls", "usbmux-service-start", "usbmux-device-gone",
 	"coredevice-fake-iphone", "selftest-coredevice", "serve-coredevice-up", "serve-pair",
 	"mcp-coredevice-phones", "mcp-coredevice-device-info", "mcp-coredevice-screenshot", "mcp-coredevice-tap",
-	"mcp-coredevice-apps", "mcp-coredevice-launch", "serve-coredevice-stop",
+	"mcp-coredevice-apps", "mcp-coredevice-launch", "serve-coredevice-stop", "usbmuxd-fake-iphone",
 	"android-fake-phone", "serve-android-up", "serve-android-client", "mcp-android-phones", "mcp-android-device-info",
 	"mcp-android-screenshot", "mcp-android-tap", "mcp-android-type-text", "mcp-android-key", "mcp-android-button",
 	"mcp-android-apps", "mcp-android-launch", "mcp-android-open-url", "serve-android-stop",
@@ -127,11 +129,16 @@ func run(cache, openlolo string, verbose bool, timeout time.Duration, keep bool,
 	if err := writeIPhoneKeys(iPhoneKey, pairRecord); err != nil {
 		return err
 	}
+	files, err := usbmuxdFiles(ctx, cache)
+	if err != nil {
+		return err
+	}
+	maps.Copy(files, map[string]string{"/bin/guest": guest, "/bin/openlolo": openlolo, "/etc/adbkey": adbKey,
+		"/etc/iphonekey": iPhoneKey, "/etc/pairrecord": pairRecord})
 	initrd := filepath.Join(work, "initrd.cpio.gz")
 	if err := vm.BuildInitramfs(vm.Initramfs{
 		Kernel: k, Busybox: bb, Modules: modules,
-		Files: map[string]string{"/bin/guest": guest, "/bin/openlolo": openlolo, "/etc/adbkey": adbKey,
-			"/etc/iphonekey": iPhoneKey, "/etc/pairrecord": pairRecord},
+		Files: files,
 		// Loopback up: the guest reaches openlolo serve on 127.0.0.1.
 		Run: "ip link set lo up; /bin/guest || { dmesg | grep -iE 'usb|hid|input|gadget' | tail -60; false; }",
 	}, initrd); err != nil {
@@ -240,6 +247,37 @@ func checkFrame(disk string) string {
 		return fmt.Sprintf("FAIL frame.png is %v, the guest reported %dx%d", img.Bounds().Size(), w, h)
 	}
 	return fmt.Sprintf("PASS frame.png %dx%d (%s) decodes: %s", w, h, pix, strings.TrimSpace(string(files["./frame.txt"])))
+}
+
+// usbmuxdPackages are Debian's usbmuxd and the libraries it loads
+// (arm64, as the guest): the guest runs it on the fake iPhone.
+var usbmuxdPackages = []string{"usbmuxd", "libimobiledevice6", "libplist3", "libusb-1.0-0", "libusbmuxd6", "libssl3", "libudev1", "libc6", "libgcc-s1"}
+
+// usbmuxdFiles fetches usbmuxdPackages and returns the guest files they
+// bring: the daemon and every shared library, at their own paths.
+func usbmuxdFiles(ctx context.Context, cache string) (map[string]string, error) {
+	files := map[string]string{}
+	for _, pkg := range usbmuxdPackages {
+		root, err := vm.FetchPackage(ctx, cache, pkg)
+		if err != nil {
+			return nil, fmt.Errorf("usbmuxd for the guest: %w", err)
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			guest := "/" + filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+			lib := (strings.HasPrefix(guest, "/lib/") || strings.HasPrefix(guest, "/usr/lib/")) && strings.Contains(d.Name(), ".so")
+			if guest == "/usr/sbin/usbmuxd" || lib {
+				files[guest] = path
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("usbmuxd for the guest: %w", err)
+		}
+	}
+	return files, nil
 }
 
 // fakeBUID is the SystemBUID of the pair record made for the fake iPhone.

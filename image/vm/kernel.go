@@ -88,12 +88,8 @@ func kernelPackage(ctx context.Context, cacheDir string) (string, error) {
 // FetchBusybox downloads and unpacks busybox-static:arm64 into cacheDir
 // (once) and returns the path of the static busybox binary.
 func FetchBusybox(ctx context.Context, cacheDir string) (string, error) {
-	deb, err := download(ctx, filepath.Join(cacheDir, "debs"), "busybox-static")
+	root, err := FetchPackage(ctx, cacheDir, "busybox-static")
 	if err != nil {
-		return "", err
-	}
-	root := filepath.Join(cacheDir, "busybox-static")
-	if err := extract(ctx, deb, root); err != nil {
 		return "", err
 	}
 	bb := filepath.Join(root, "bin", "busybox")
@@ -101,4 +97,18 @@ func FetchBusybox(ctx context.Context, cacheDir string) (string, error) {
 		return "", fmt.Errorf("vm: busybox: %w", err)
 	}
 	return bb, nil
+}
+
+// FetchPackage downloads and unpacks the arm64 Debian package pkg into
+// cacheDir/pkg (once) and returns that folder.
+func FetchPackage(ctx context.Context, cacheDir, pkg string) (string, error) {
+	deb, err := download(ctx, filepath.Join(cacheDir, "debs"), pkg)
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(cacheDir, pkg)
+	if err := extract(ctx, deb, root); err != nil {
+		return "", err
+	}
+	return root, nil
 }

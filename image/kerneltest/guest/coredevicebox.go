@@ -151,6 +151,7 @@ func (s *suite) coreDeviceBoxChecks(ctx context.Context, iphone *fakeIPhone, sta
 		"%s; the phone launched %q", errOr(err, "com.apple.mobilesafari"), st.Launches())
 	err = box.stop()
 	s.report("serve-coredevice-stop", err == nil, "%s", errOr(err, "SIGTERM: serve stopped"))
+	s.usbmuxdCheck(ctx)
 }
 
 // onBus waits until the bus shows the iPhone with serial udid and its
