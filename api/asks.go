@@ -20,9 +20,6 @@ type Ask struct {
 	ExpiresMS int64    `json:"expires_ms" desc:"When the ask expires (Unix ms) unless decided, or when an allowed ask stops waiting for the retry."`
 }
 
-// closedSchema marks Ask's schema as closed.
-func (Ask) closedSchema() {}
-
 // AskState is an ask's state.
 type AskState string
 

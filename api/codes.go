@@ -74,10 +74,6 @@ type Error struct {
 // Error returns the code and the message.
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
-// closedSchema marks Error's schema as closed: no other members, and the
-// members without omitempty required.
-func (Error) closedSchema() {}
-
 // Guide tells whether retrying the same call can work after an error with
 // code c, and the next steps an agent should take.
 func (c Code) Guide() (retryable bool, steps []string) {

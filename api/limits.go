@@ -88,12 +88,22 @@ type Bound struct {
 	// Optional: the argument may be left out though its type makes it
 	// required elsewhere (a tap's x and y, when element names the point).
 	Optional bool
+	// Unstated: the box checks the range or length, but the input schema
+	// leaves it out, where it would only cost every caller's context
+	// (ToolsListBudget): values the caller copies rather than writes (an
+	// id from an answer, a cursor, a UUID, a bundle id or an app's or
+	// link's name as a list gives it) and settle, which callers rarely
+	// set. A value out of bounds is INVALID_ARGUMENTS naming them.
+	Unstated bool
 }
 
 func ranged(lo, hi float64) Bound           { return Bound{Ranged: true, Min: lo, Max: hi} }
 func rangedDef(lo, hi float64, d any) Bound { return Bound{Ranged: true, Min: lo, Max: hi, Default: d} }
 func maxLen(n int) Bound                    { return Bound{MaxLen: n} }
-func uuidBound() Bound                      { return Bound{MinLen: UUIDLen, MaxLen: UUIDLen, Format: "uuid"} }
+func tokenBound(n int) Bound                { return Bound{MaxLen: n, Unstated: true} }
+func uuidBound() Bound {
+	return Bound{MinLen: UUIDLen, MaxLen: UUIDLen, Format: "uuid", Unstated: true}
+}
 
 // BoundOf is the table of argument bounds and defaults: what tool's
 // argument arg (its JSON name) may be. ok is false for an argument with no
@@ -107,23 +117,25 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 	case "x2", "y2":
 		return ranged(0, 1), true
 	case "element":
-		return maxLen(MaxElementID), true
+		return tokenBound(MaxElementID), true
 	case "limit":
 		return rangedDef(1, MaxElements, DefaultElements), true
 	case "clickable_only":
 		return Bound{Default: DefaultClickableOnly}, true
 	case "frame_id":
-		return maxLen(MaxFrameID), true
+		return tokenBound(MaxFrameID), true
 	case "observe":
 		return Bound{Default: DefaultObserve}, true
 	case "settle":
-		if tool == ToolFullPage {
-			return rangedDef(0, MaxSettle, DefaultPageSettle), true
+		b := rangedDef(0, MaxSettle, DefaultSettle)
+		switch tool {
+		case ToolFullPage:
+			b.Default = DefaultPageSettle
+		case ToolLaunchApp, ToolOpenURL, ToolOpenLink:
+			b.Default = StepsSettle
 		}
-		if tool == ToolLaunchApp || tool == ToolOpenURL || tool == ToolOpenLink {
-			return rangedDef(0, MaxSettle, StepsSettle), true
-		}
-		return rangedDef(0, MaxSettle, DefaultSettle), true
+		b.Unstated = true
+		return b, true
 	case "operation_id", "target":
 		return uuidBound(), true
 	case "seconds":
@@ -143,15 +155,15 @@ func BoundOf(tool Tool, arg string) (b Bound, ok bool) {
 	case "url":
 		return Bound{MinLen: MinURL, MaxLen: MaxURL}, true
 	case "bundle_id", "name":
-		return maxLen(MaxAppRef), true
+		return tokenBound(MaxAppRef), true
 	case "link":
-		return maxLen(MaxLinkName), true
+		return tokenBound(MaxLinkName), true
 	case "query":
 		return maxLen(MaxQuery), true
 	case "include_hidden":
 		return Bound{Default: DefaultIncludeHidden}, true
 	case "cursor":
-		return maxLen(MaxCursor), true
+		return tokenBound(MaxCursor), true
 	case "wait_ms":
 		return rangedDef(0, MaxWaitMS, DefaultWaitMS), true
 	case "max_pages":

@@ -84,7 +84,7 @@ type AppProfileSummary struct {
 
 // AppProfilesArgs are openlolo_app_profiles's arguments.
 type AppProfilesArgs struct {
-	Query string `json:"query,omitempty" desc:"Part of an app's name or bundle id; empty lists all."`
+	Query string `json:"query,omitempty" doc:"Part of an app's name or bundle id; empty lists all."`
 }
 
 // AppProfilesResult is openlolo_app_profiles's result.
@@ -97,7 +97,7 @@ type AppProfilesResult struct {
 
 // AppProfileArgs are openlolo_app_profile's arguments.
 type AppProfileArgs struct {
-	BundleID string `json:"bundle_id" desc:"The app's bundle id (e.g. com.apple.Maps), as openlolo_app_profiles lists it."`
+	BundleID string `json:"bundle_id" doc:"The app's bundle id (e.g. com.apple.Maps), as openlolo_app_profiles lists it."`
 }
 
 // AppProfileResult is openlolo_app_profile's result.
@@ -110,11 +110,11 @@ type AppProfileResult struct {
 type OpenLinkArgs struct {
 	PhoneArg
 	InputOptions
-	BundleID string `json:"bundle_id" desc:"The app whose profile has the link (openlolo_app_profiles lists them)."`
-	Link     string `json:"link" desc:"The deep link's name, as openlolo_app_profile lists it."`
+	BundleID string `json:"bundle_id" doc:"The app whose profile has the link (openlolo_app_profiles lists them)."`
+	Link     string `json:"link" desc:"The link's name (openlolo_app_profile)." doc:"The deep link's name, as openlolo_app_profile lists it."`
 	// Params holds each parameter's value as sent, checked against the
 	// link's parameter types.
-	Params map[string]json.RawMessage `json:"params,omitempty" desc:"The link's parameters by name: strings, numbers or booleans as each parameter's type says."`
+	Params map[string]json.RawMessage `json:"params,omitempty" desc:"The link's parameters by name." doc:"The link's parameters by name: strings, numbers or booleans as each parameter's type says."`
 }
 
 // OpenLinkResult is openlolo_open_link's result.

@@ -64,11 +64,12 @@ const (
 	PlatformAndroid Platform = "android"
 )
 
-// KeyName is a key openlolo_key takes.
+// KeyName is a key openlolo_key takes: one of [KeyNames]. It has no Enum
+// method, so the input schema does not list the 62 names (a quarter of a
+// kilobyte more on tools/list); openlolo_key's description gives them as
+// ranges (a–z, 0–9, f1–f12) and words, and the box refuses any other
+// (UNSUPPORTED_KEY).
 type KeyName string
-
-// Enum lists the key names: the named keys, a–z, 0–9 and f1–f12.
-func (KeyName) Enum() []string { return KeyNames() }
 
 // Keys with a word for a name; the rest of [KeyNames] are a–z, 0–9 and
 // f1–f12.

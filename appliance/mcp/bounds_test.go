@@ -20,7 +20,7 @@ var (
 )
 
 // TestDescriptionsMatchTheBounds: every range, default and maximum a
-// tool's description states is one of that tool's arguments' in the api
+// tool's description (on tools/list or in the reference) states is one of that tool's arguments' in the api
 // bounds table, and every lease time the box's texts state is api's; a
 // number written into a description by hand and left behind when a bound
 // changes fails here.
@@ -45,17 +45,18 @@ func TestDescriptionsMatchTheBounds(t *testing.T) {
 				defaults = append(defaults, def(tl.name, name))
 			}
 		}
-		for _, m := range descRange.FindAllStringSubmatch(tl.desc, -1) {
+		text := tl.desc + " " + tl.more
+		for _, m := range descRange.FindAllStringSubmatch(text, -1) {
 			if r := plain(m[1]) + ".." + plain(m[2]); !slices.Contains(ranges, r) {
 				t.Errorf("%s's description says %s; its arguments' ranges are %v", tl.name, m[0], ranges)
 			}
 		}
-		for _, m := range descDefault.FindAllStringSubmatch(tl.desc, -1) {
+		for _, m := range descDefault.FindAllStringSubmatch(text, -1) {
 			if !slices.Contains(defaults, plain(m[1])) {
 				t.Errorf("%s's description says %q; its arguments' defaults are %v", tl.name, m[0], defaults)
 			}
 		}
-		for _, m := range descMax.FindAllStringSubmatch(tl.desc, -1) {
+		for _, m := range descMax.FindAllStringSubmatch(text, -1) {
 			if n := plain(m[1] + m[2]); !slices.Contains(maxima, n) {
 				t.Errorf("%s's description says %q; its arguments' maxima are %v", tl.name, m[0], maxima)
 			}
@@ -63,7 +64,7 @@ func TestDescriptionsMatchTheBounds(t *testing.T) {
 	}
 	texts := []string{instructions}
 	for _, tl := range catalog() {
-		texts = append(texts, tl.desc)
+		texts = append(texts, tl.desc, tl.more)
 	}
 	lease := strconv.Itoa(int(api.LeaseTime.Seconds()))
 	for _, s := range texts {

@@ -67,6 +67,13 @@ func firstDiff(a, b []byte) string {
 // it (the indentation is the only change), for a caller with both scopes,
 // on a phone with a clipboard (so every tool is listed).
 func TestToolsListGolden(t *testing.T) {
+	golden(t, "tools_list.json", fullToolsList(t))
+}
+
+// fullToolsList is tools/list's result as the wire carries it, for a
+// caller with both scopes on a phone with a clipboard: every tool.
+func fullToolsList(t *testing.T) json.RawMessage {
+	t.Helper()
 	ph := controltest.New(nil)
 	ph.SetNative(phone.Capabilities{Clipboard: true})
 	b := newBox(t, boxOpts{phone: ph})
@@ -78,5 +85,5 @@ func TestToolsListGolden(t *testing.T) {
 	if err := json.Unmarshal(body, &rpc); err != nil || rpc.Result == nil {
 		t.Fatalf("tools/list: %s (%v)", body, err)
 	}
-	golden(t, "tools_list.json", rpc.Result)
+	return rpc.Result
 }
