@@ -153,11 +153,18 @@ func goldenFile(t *testing.T, path string, got []byte) {
 		t.Fatalf("%s: %v", path, err)
 	}
 	buf.WriteByte('\n')
+	goldenBytes(t, path, buf.Bytes())
+}
+
+// goldenBytes compares got with the file at path, or rewrites it under
+// -update.
+func goldenBytes(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if *UpdateGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -166,7 +173,7 @@ func goldenFile(t *testing.T, path string, got []byte) {
 	if err != nil {
 		t.Fatalf("%v (go test -update writes it)", err)
 	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("%s differs (go test -update rewrites it):\n got %s", path, buf.Bytes())
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs (go test -update rewrites it):\n got %s", path, got)
 	}
 }
