@@ -101,3 +101,20 @@ func TestDescribingHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptNamesTheCodes: every error code a tool's longer description
+// names (what tools/list no longer carries) is in the operate_phone
+// prompt, so an agent that reads the prompt loses none of them.
+func TestPromptNamesTheCodes(t *testing.T) {
+	word := regexp.MustCompile(`[A-Z][A-Z_]+[A-Z]`)
+	for _, tl := range catalog() {
+		for _, w := range word.FindAllString(tl.more, -1) {
+			if !slices.Contains(api.Codes(), api.Code(w)) {
+				continue
+			}
+			if !regexp.MustCompile(`\b` + w + `\b`).MatchString(operateText) {
+				t.Errorf("%s's description names %s; the operate_phone prompt does not", tl.name, w)
+			}
+		}
+	}
+}
