@@ -7,10 +7,13 @@
 //
 // The tools' JSON Schemas are generated from these types ([InputSchema],
 // [OutputSchema]): a field's json tag names it (a member without
-// omitempty is required), its desc tag describes it, its Go type gives
-// its JSON type (a type with an Enum method lists its values), and
-// [BoundOf] gives its range, length and default. The argument checks read
-// the same table, so a number is stated once.
+// omitempty is required), its Go type gives its JSON type (a type with an
+// Enum method lists its values), and [BoundOf] gives its range, length and
+// default. The argument checks read the same table, so a number is stated
+// once. An argument's desc tag is its short description in the input
+// schema; its doc tag (or desc) and a result member's describe them in
+// the reference ([Members], docs/tools.md). tools/list stays within
+// [ToolsListBudget], so the schemas say only what a caller needs.
 //
 // The box (appliance/mcp, appliance/control) and the Go SDK (sdk) use
 // these types; the golden files in testdata pin the wire they produce,
