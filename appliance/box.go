@@ -118,6 +118,7 @@ type Box struct {
 	panel   *controls       // the button and the LED
 	updater *update.Updater // nil without Config.Update
 	trial   bool            // this boot is a new version's trial (update.Recover)
+	steps   *startupSteps   // New's and Run's start-up timings (debug log)
 
 	// life is the services' context: it outlives Run's context so
 	// background work (the control service's event follower) keeps going
@@ -169,6 +170,8 @@ func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 			b.Close()
 		}
 	}()
+	b.steps = newStartupSteps(b.log, nil)
+	steps := b.steps
 	if err := makeStateDir(cfg.StateDir); err != nil {
 		return nil, err
 	}
@@ -176,10 +179,12 @@ func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 	if err != nil {
 		return nil, err
 	}
+	steps.done("name")
 	cert, err := boxtls.Load(boxtls.Options{Dir: cfg.StateDir, Name: name, Rotate: cfg.RotateCert})
 	if err != nil {
 		return nil, err
 	}
+	steps.done("certificate")
 	if cert.Created {
 		b.log.Info("made a new LAN certificate", "fingerprint", cert.Fingerprint(), "rotated", cfg.RotateCert)
 	}
@@ -188,15 +193,17 @@ func New(ctx context.Context, cfg Config) (_ *Box, err error) {
 	if b.store, err = store.Open(ctx, cfg.StateDir); err != nil {
 		return nil, err
 	}
+	steps.done("store")
 	if err := b.openUpdater(); err != nil {
 		return nil, err
 	}
-	if err := b.routes(); err != nil {
+	if err := b.routes(steps); err != nil {
 		return nil, err
 	}
 	if err := b.listen(); err != nil {
 		return nil, err
 	}
+	steps.done("listen")
 	return b, nil
 }
 

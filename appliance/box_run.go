@@ -26,6 +26,7 @@ func (b *Box) Run(ctx context.Context) error {
 	for _, s := range servers {
 		go func() { errc <- s.Serve() }()
 	}
+	b.steps.done("serving")
 	b.log.Info("box is up", "name", b.Name(), "url", b.LANURL(), "lan", b.lan.Addr().String(), "http", b.cfg.HTTPAddr, "version", b.cfg.Version)
 	b.startMDNS(ctx)
 	defer b.stopMDNS()

@@ -16,7 +16,7 @@ import (
 )
 
 // routes makes the services and registers them on the box's mux.
-func (b *Box) routes() error {
+func (b *Box) routes(steps *startupSteps) error {
 	var err error
 	b.oauth, err = oauth.New(oauth.Config{
 		Store:           b.store,
@@ -53,11 +53,13 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	steps.done("control")
 	if b.remote, err = b.newRemote(b.life); err != nil {
 		return err
 	}
 	b.panel = b.newPanel()
 	b.hashes = owner.NewHashSlot()
+	steps.done("remote entry")
 	b.owner, err = owner.New(owner.Config{
 		HashSlot:      b.hashes,
 		Updater:       b.updater,
@@ -83,6 +85,7 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	steps.done("owner pages")
 	b.mcp, err = mcp.New(mcp.Config{
 		Control: b.control,
 		Info:    b.boxInfo,
@@ -92,6 +95,7 @@ func (b *Box) routes() error {
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)
 	}
+	steps.done("mcp")
 	b.mux.HandleFunc("GET /healthz", b.healthz)
 	b.oauth.Routes(b.mux)
 	b.owner.Routes(b.mux)
