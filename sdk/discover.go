@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/libp2p/zeroconf/v2"
 )
 
 // ServiceType is the DNS-SD service type boxes advertise over mDNS.
@@ -82,42 +80,20 @@ func DiscoverWith(ctx context.Context, opts DiscoverOptions) ([]Discovered, erro
 	if err != nil {
 		return nil, fmt.Errorf("sdk: discover: %w", err)
 	}
-	var zopts []zeroconf.ClientOption
-	if opts.Interfaces != nil {
-		zopts = append(zopts, zeroconf.SelectIfaces(opts.Interfaces))
-	}
-	if opts.IPv4Only {
-		zopts = append(zopts, zeroconf.SelectIPTraffic(zeroconf.IPv4))
-	}
 	bctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	// Browse closes entries when it returns after browsing, but not when
-	// it fails before (no multicast interface): so read until Browse
-	// itself has returned, never until entries is closed.
-	entries := make(chan *zeroconf.ServiceEntry)
-	found := map[string]Discovered{}
-	browsed := make(chan error, 1)
-	go func() { browsed <- zeroconf.Browse(bctx, ServiceType, "local.", entries, zopts...) }()
-	var berr error
-	for waiting := true; waiting; {
-		select {
-		case e, ok := <-entries:
-			if !ok {
-				entries = nil // closed: wait for Browse to return
-				continue
-			}
-			if d, ok := fromEntry(e); ok {
-				found[e.Instance] = d
-			}
-		case berr = <-browsed:
-			waiting = false
-		}
-	}
+	heard, berr := browse(bctx, ServiceType, opts.Interfaces, opts.IPv4Only)
 	if berr != nil && !errors.Is(berr, context.DeadlineExceeded) && !errors.Is(berr, context.Canceled) {
 		return nil, fmt.Errorf("sdk: discover: browse %s (is multicast allowed on this network?): %w", ServiceType, berr)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sdk: discover: %w", err)
+	}
+	found := map[string]Discovered{}
+	for _, e := range heard {
+		if d, ok := fromEntry(e); ok {
+			found[e.Instance] = d
+		}
 	}
 	out := make([]Discovered, 0, len(found))
 	for _, d := range found {
@@ -129,7 +105,7 @@ func DiscoverWith(ctx context.Context, opts DiscoverOptions) ([]Discovered, erro
 
 // fromEntry reads one mDNS answer; answers without a port or address are
 // skipped.
-func fromEntry(e *zeroconf.ServiceEntry) (Discovered, bool) {
+func fromEntry(e *serviceEntry) (Discovered, bool) {
 	d := Discovered{
 		Name: e.Instance,
 		Host: strings.TrimSuffix(e.HostName, "."),

@@ -7,33 +7,31 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/libp2p/zeroconf/v2"
 )
 
 func TestFromEntry(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		e       zeroconf.ServiceEntry
+		e       serviceEntry
 		ok      bool
 		url     string
 		addrURL string
 		pin     string
 	}{
-		{"full", zeroconf.ServiceEntry{
-			ServiceRecord: zeroconf.ServiceRecord{Instance: "openlolo-1a2b"}, HostName: "openlolo-1a2b.local.", Port: 443,
+		{"full", serviceEntry{
+			Instance: "openlolo-1a2b", HostName: "openlolo-1a2b.local.", Port: 443,
 			Text: []string{"v=1", "fp=ab", "spki=sha256//x=", "path=/mcp", "name=openlolo-1a2b"}, AddrIPv4: []net.IP{net.IPv4(10, 0, 0, 2)},
 		}, true, "https://openlolo-1a2b.local", "https://10.0.0.2", "sha256//x="},
-		{"other port, IPv6 only", zeroconf.ServiceEntry{
-			ServiceRecord: zeroconf.ServiceRecord{Instance: "box"}, HostName: "box.local.", Port: 8443,
+		{"other port, IPv6 only", serviceEntry{
+			Instance: "box", HostName: "box.local.", Port: 8443,
 			AddrIPv6: []net.IP{net.ParseIP("fd00::5")},
 		}, true, "https://box.local:8443", "https://[fd00::5]:8443", ""},
-		{"no address", zeroconf.ServiceEntry{
-			ServiceRecord: zeroconf.ServiceRecord{Instance: "box"}, HostName: "box.local.", Port: 443,
+		{"no address", serviceEntry{
+			Instance: "box", HostName: "box.local.", Port: 443,
 		}, false, "", "", ""},
-		{"no port", zeroconf.ServiceEntry{
-			ServiceRecord: zeroconf.ServiceRecord{Instance: "box"}, HostName: "box.local.", AddrIPv4: []net.IP{net.IPv4(10, 0, 0, 2)},
+		{"no port", serviceEntry{
+			Instance: "box", HostName: "box.local.", AddrIPv4: []net.IP{net.IPv4(10, 0, 0, 2)},
 		}, false, "", "", ""},
 	}
 	for _, tt := range tests {
@@ -75,9 +73,8 @@ func TestMergeWithStore(t *testing.T) {
 	}
 }
 
-// zeroconf.Browse fails without closing its entries channel when it cannot
-// join multicast on any interface; Discover must return that error, not
-// wait forever for the channel to close.
+// A browse that cannot join multicast on any interface fails; Discover
+// must return that error at once, not listen out its timeout.
 func TestDiscoverNoMulticastInterfaceFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

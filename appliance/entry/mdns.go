@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/libp2p/zeroconf/v2"
 )
 
 // mDNS service types the box advertises.
@@ -120,12 +118,12 @@ func AdvertiseMDNS(ctx context.Context, cfg MDNSConfig) error {
 }
 
 // advert is the current registration: what was announced and the
-// zeroconf servers announcing it.
+// server announcing it.
 type advert struct {
 	cfg     MDNSConfig
 	log     *slog.Logger
-	key     string // interfaces and addresses last announced
-	servers []*zeroconf.Server
+	key     string      // interfaces and addresses last announced
+	server  *mdnsServer // nil while nothing is announced
 	lastErr string
 }
 
@@ -145,20 +143,16 @@ func (a *advert) refresh() {
 		a.fail("no address", errors.New("no interface with multicast has an address yet; waiting"))
 		return
 	}
-	host := a.cfg.Name // zeroconf appends .local.
-	open, err := zeroconf.RegisterProxy(a.cfg.Name, ServiceType, mdnsDomain, a.cfg.Port, host, ips, a.cfg.TXT(), ifaces)
+	zone := mdnsZone{name: a.cfg.Name, port: uint16(a.cfg.Port), txt: a.cfg.TXT()}
+	for _, ip := range ips {
+		zone.ips = append(zone.ips, net.ParseIP(ip))
+	}
+	srv, err := startMDNSServer(zone, ifaces)
 	if err != nil {
 		a.fail("register "+ServiceType, err)
 		return
 	}
-	a.servers = append(a.servers, open)
-	web, err := zeroconf.RegisterProxy(a.cfg.Name, httpsServiceType, mdnsDomain, a.cfg.Port, host, ips, []string{"path=/"}, ifaces)
-	if err != nil {
-		a.fail("register "+httpsServiceType, err)
-		a.withdraw()
-		return
-	}
-	a.servers = append(a.servers, web)
+	a.server = srv
 	a.key, a.lastErr = key, ""
 	a.log.Info("mdns: advertising", "name", a.cfg.Name+".local", "port", a.cfg.Port, "ips", ips)
 }
@@ -176,13 +170,11 @@ func (a *advert) fail(op string, err error) {
 
 // withdraw sends goodbyes for everything announced.
 func (a *advert) withdraw() {
-	for _, s := range a.servers {
-		s.Shutdown()
-	}
-	if len(a.servers) > 0 {
+	if a.server != nil {
+		a.server.shutdown()
 		a.log.Info("mdns: withdrawn", "name", a.cfg.Name+".local")
 	}
-	a.servers, a.key = nil, ""
+	a.server, a.key = nil, ""
 }
 
 // addresses lists the interfaces to announce on and their addresses.
