@@ -31,7 +31,7 @@ func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error)
 		}
 		acts[i] = owner.Activity{Time: op.Created, Client: client, Tool: op.Tool, Outcome: op.State, Code: op.Code,
 			Summary: op.Summary, RunID: op.RunID, RunTitle: op.RunTitle,
-			OperationID: op.ID, ClientID: op.ClientID, ThumbWidth: op.ThumbWidth, ThumbHeight: op.ThumbHeight}
+			OperationID: op.ID, ClientID: op.ClientID, ThumbWidth: op.ThumbWidth, ThumbHeight: op.ThumbHeight, Phone: op.Phone}
 	}
 	done, err := c.s.RecentActions(ctx, n)
 	if err != nil {
@@ -40,15 +40,30 @@ func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error)
 	for _, a := range done {
 		if a.Tool != "" { // a read or a refused call
 			acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Tool: a.Tool, Outcome: a.Outcome, Code: a.Code,
-				Summary: a.Detail, RunID: a.RunID, RunTitle: a.RunTitle})
+				Summary: a.Detail, RunID: a.RunID, RunTitle: a.RunTitle, Phone: a.Phone})
 			continue
 		}
 		outcome := "done"
 		if a.Action == "login_failed" || a.Action == "claim_failed" {
 			outcome = "failed"
 		}
-		acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Action: a.Action, Detail: a.Detail, Outcome: outcome})
+		acts = append(acts, owner.Activity{Time: a.At, Client: a.Actor, Action: a.Action, Detail: a.Detail, Outcome: outcome, Phone: a.Phone})
 	}
 	slices.SortStableFunc(acts, func(a, b owner.Activity) int { return b.Time.Compare(a.Time) })
 	return acts[:min(n, len(acts))], nil
+}
+
+// boxPhones are the box's phones for the box page: every phone's view
+// when it has several, none when it has one (the page then shows the
+// one phone as ever).
+func boxPhones(s *control.Service) []owner.BoxPhone {
+	views := s.Views()
+	if len(views) < 2 {
+		return nil
+	}
+	out := make([]owner.BoxPhone, len(views))
+	for i, v := range views {
+		out[i] = owner.BoxPhone{ID: v.ID()}
+	}
+	return out
 }

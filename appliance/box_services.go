@@ -68,6 +68,7 @@ func (b *Box) routes(steps *startupSteps) error {
 		Store:         b.store,
 		OAuth:         b.oauth,
 		Phone:         b.cfg.Phone,
+		Phones:        boxPhones(b.control),
 		Control:       controller{b.control},
 		Driver:        controller{b.control},
 		Screen:        b.control,

@@ -100,6 +100,7 @@ func (r *remote) mount() error {
 		Store:    b.store,
 		OAuth:    r.oauth,
 		Phone:    b.cfg.Phone,
+		Phones:   boxPhones(b.control),
 		Control:  controller{b.control},
 		Info:     r.info,
 		Tailnet:  r,

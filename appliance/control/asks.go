@@ -397,13 +397,13 @@ func (s *Service) gate(ctx context.Context, c Client, id string, fresh bool, too
 			askID := hex.EncodeToString(b[:])
 			a = store.Ask{ID: askID, URL: strings.TrimSuffix(c.Issuer, "/") + "/asks/" + askID, OperationID: id, ClientID: c.ID, ClientName: c.Name,
 				Tool: string(tool), Fingerprint: fp, Kind: string(mk.Kind), Subject: mk.Subject, What: what,
-				State: store.AskPending, Created: now, Expires: now.Add(api.AskTTL)}
+				State: store.AskPending, Created: now, Expires: now.Add(api.AskTTL), Phone: s.id}
 			if err := tx.InsertAsk(a); err != nil {
 				return err
 			}
 			created = true
 			return tx.InsertAction(store.Action{At: now, Actor: "owner", ClientID: c.ID, Action: "ask_created",
-				Detail: clientName(c) + " asks to " + what, RunID: c.Run.ID, RunTitle: c.Run.Title})
+				Detail: clientName(c) + " asks to " + what, RunID: c.Run.ID, RunTitle: c.Run.Title, Phone: s.id})
 		case err != nil:
 			return err
 		}
@@ -473,7 +473,7 @@ func askClientName(a store.Ask) string {
 
 func expiredAction(tx *store.Tx, a store.Ask, now time.Time) error {
 	return tx.InsertAction(store.Action{At: now, Actor: "owner", ClientID: a.ClientID, Action: "ask_expired",
-		Detail: askClientName(a) + "'s ask to " + a.What + " expired unanswered"})
+		Detail: askClientName(a) + "'s ask to " + a.What + " expired unanswered", Phone: a.Phone})
 }
 
 // askCreated tells the client (a watch event), the box (its LED) and the
@@ -569,7 +569,7 @@ func (s *Service) DecideAsk(ctx context.Context, id string, allow, always bool) 
 			}
 			detail += ", and always for this client from now on"
 		}
-		if err := tx.InsertAction(store.Action{At: now, Actor: "owner", ClientID: a.ClientID, Action: "ask_" + state, Detail: detail}); err != nil {
+		if err := tx.InsertAction(store.Action{At: now, Actor: "owner", ClientID: a.ClientID, Action: "ask_" + state, Detail: detail, Phone: a.Phone}); err != nil {
 			return err
 		}
 		if always {

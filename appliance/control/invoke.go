@@ -158,7 +158,7 @@ func (s *Service) record(ctx context.Context, req Request, out api.Outcome) {
 	if sent == nil {
 		sent, _ = json.Marshal(req.Args)
 	}
-	s.RecordCall(ctx, req.Client, req.Tool, out, sent)
+	s.recordCall(ctx, req.Client, req.Tool, out, s.phoneOf(req.Args), sent)
 }
 
 // Typed is a reply of [Service.Invoke] with the tool's result type R

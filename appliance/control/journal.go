@@ -525,11 +525,16 @@ func (s *Service) prune(ctx context.Context) {
 // would bury everything else. The record is written shortly after, in a
 // batch (FlushCalls waits for it), so the call pays for no commit.
 func (s *Service) RecordCall(ctx context.Context, c Client, tool api.Tool, out api.Outcome, args json.RawMessage) {
+	s.recordCall(ctx, c, tool, out, "", args)
+}
+
+// recordCall is [Service.RecordCall] of a call for phone.
+func (s *Service) recordCall(ctx context.Context, c Client, tool api.Tool, out api.Outcome, phone string, args json.RawMessage) {
 	if out.Status != api.StatusFailed && (tool == api.ToolWatch || tool == api.ToolOperationStatus) {
 		return
 	}
 	a := store.Action{At: s.now(), Actor: c.Name, ClientID: c.ID, Action: "call", Tool: string(tool),
-		Outcome: string(out.Status), Detail: Summarize(args), RunID: c.Run.ID, RunTitle: c.Run.Title}
+		Outcome: string(out.Status), Detail: Summarize(args), RunID: c.Run.ID, RunTitle: c.Run.Title, Phone: phone}
 	if a.Actor == "" {
 		a.Actor = c.ID
 	}

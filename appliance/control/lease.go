@@ -259,7 +259,7 @@ func (s *Service) recordAction(ctx context.Context, actor, clientID, action, det
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
 	defer cancel()
 	err := s.st.Update(wctx, func(tx *store.Tx) error {
-		return tx.InsertAction(store.Action{At: s.now(), Actor: actor, ClientID: clientID, Action: action, Detail: detail})
+		return tx.InsertAction(store.Action{At: s.now(), Actor: actor, ClientID: clientID, Action: action, Detail: detail, Phone: s.id})
 	})
 	if err != nil {
 		s.log.Warn("control: record action", "action", action, "actor", actor, "err", err)

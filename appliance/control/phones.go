@@ -69,3 +69,19 @@ func (s *Service) phoneRequired(format string, args ...any) *Error {
 	e.NextSteps = append([]string{"call again with phone set to one of: " + strings.Join(ids, ", ")}, e.NextSteps...)
 	return e
 }
+
+// phoneOf is the id of the phone a call with args is for: the one they
+// name, or the box's only phone; "" for a tool that is not a phone's and
+// for a call naming none on a box of several.
+func (s *Service) phoneOf(args any) string {
+	pa, ok := args.(phoneArgs)
+	switch {
+	case !ok:
+		return ""
+	case pa.PhoneID() != "":
+		return pa.PhoneID()
+	case len(s.phones) == 1:
+		return s.phones[0].id
+	}
+	return ""
+}

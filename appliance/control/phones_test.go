@@ -83,3 +83,53 @@ func openStore(t *testing.T) *store.Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// threePhones is a control service over three test phones (sim-1 ..
+// sim-3) and its store.
+func threePhones(t *testing.T) (*control.Service, *store.Store) {
+	t.Helper()
+	st := openStore(t)
+	var att []control.Attached
+	for _, id := range []string{"sim-1", "sim-2", "sim-3"} {
+		att = append(att, control.Attached{ID: id, Phone: controltest.New(nil)})
+	}
+	svc, err := control.New(t.Context(), control.Config{Store: st, Phones: att})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st
+}
+
+// On a box of several phones Activity's rows name their phone: a read of
+// one phone, a pause of one, an ask on one; the box's own tools name none.
+func TestActivityNamesPhone(t *testing.T) {
+	ctx := t.Context()
+	svc, st := threePhones(t)
+	c := control.Client{ID: "c", Name: "script"}
+	svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolStatus, Args: api.StatusArgs{PhoneArg: api.PhoneArg{Phone: "sim-2"}}})
+	svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolPhones, Args: api.PhonesArgs{}})
+	svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolPause, Args: api.PauseArgs{PhoneArg: api.PhoneArg{Phone: "sim-3"}}})
+	ask := svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolLaunchApp,
+		Args: api.LaunchAppArgs{PhoneArg: api.PhoneArg{Phone: "sim-1"}, BundleID: "com.apple.Preferences", InputOptions: api.InputOptions{OperationID: "11111111-1111-4111-8111-111111111111"}}})
+	if ask.Outcome.Ask == nil {
+		t.Fatalf("launching Settings did not ask: %+v", ask.Outcome)
+	}
+	acts, err := svc.RecentActions(ctx, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range acts {
+		got[a.Action+" "+a.Tool] = a.Phone
+	}
+	want := map[string]string{"call openlolo_status": "sim-2", "call openlolo_phones": "", "pause ": "sim-3", "ask_created ": "sim-1"}
+	for k, v := range want {
+		if p, ok := got[k]; !ok || p != v {
+			t.Errorf("action %q: phone %q (recorded %v), want %q", k, p, ok, v)
+		}
+	}
+	var a store.Ask
+	if err := st.View(ctx, func(tx *store.Tx) error { var err error; a, err = tx.AskByID(ask.Outcome.Ask.ID); return err }); err != nil || a.Phone != "sim-1" {
+		t.Errorf("the ask's phone = %q, %v; want sim-1", a.Phone, err)
+	}
+}

@@ -28,6 +28,7 @@ type activityPage struct {
 	Rows       []activityRow
 	Filter     activityFilter
 	Clients    []string // every client (and "owner") in the rows read, for the filter
+	Phones     []string // the box's phones when it has several: the filter and a column
 	Runs       []runOption
 	Outcomes   []string
 	Page       int    // 1-based
@@ -44,18 +45,23 @@ type activityRow struct {
 	RunHeader bool
 }
 
-// activityFilter is the Activity page's query: client, outcome and run.
-type activityFilter struct{ Client, Outcome, Run string }
+// activityFilter is the Activity page's query: client, outcome, run and
+// phone.
+type activityFilter struct{ Client, Outcome, Run, Phone string }
+
+// Any reports whether the filter leaves anything out.
+func (f activityFilter) Any() bool { return f != activityFilter{} }
 
 func (f activityFilter) match(a Activity) bool {
 	return (f.Client == "" || a.Client == f.Client) &&
+		(f.Phone == "" || a.Phone == f.Phone) &&
 		(f.Outcome == "" || a.Outcome == f.Outcome) &&
 		(f.Run == "" || a.RunID == f.Run)
 }
 
 func (f activityFilter) query(page int) string {
 	v := url.Values{}
-	for k, s := range map[string]string{"client": f.Client, "outcome": f.Outcome, "run": f.Run} {
+	for k, s := range map[string]string{"client": f.Client, "outcome": f.Outcome, "run": f.Run, "phone": f.Phone} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -78,7 +84,8 @@ func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
 	q := r.URL.Query()
 	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 15},
-		Filter:   activityFilter{Client: q.Get("client"), Outcome: q.Get("outcome"), Run: q.Get("run")},
+		Filter:   activityFilter{Client: q.Get("client"), Outcome: q.Get("outcome"), Run: q.Get("run"), Phone: q.Get("phone")},
+		Phones:   p.phoneIDs(),
 		Outcomes: activityOutcomes, Zone: zoneName(p.now().Local()), Retention: retention()}
 	ap.Page, _ = strconv.Atoi(q.Get("page"))
 	ap.Page = max(ap.Page, 1)

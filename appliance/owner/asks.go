@@ -21,6 +21,8 @@ import (
 type askBlock struct {
 	CSRF string
 	Asks []store.Ask
+	// Several: the box has several phones, so each ask names its phone.
+	Several bool
 	Next string // where a decision returns to
 	// Off: the box runs without asks (no control service).
 	Off bool
@@ -29,7 +31,7 @@ type askBlock struct {
 // pendingAsks is the asks_pending block for a page at next. A failure to
 // list is logged and shows no asks: the page itself still renders.
 func (p *Pages) pendingAsks(r *http.Request, csrf, next string) askBlock {
-	b := askBlock{CSRF: csrf, Next: next, Off: p.cfg.Asks == nil}
+	b := askBlock{CSRF: csrf, Next: next, Off: p.cfg.Asks == nil, Several: p.several()}
 	if b.Off {
 		return b
 	}
@@ -45,6 +47,7 @@ func (p *Pages) pendingAsks(r *http.Request, csrf, next string) askBlock {
 type askPageData struct {
 	basePage
 	Ask     store.Ask
+	Several bool // the box has several phones: the page names the ask's
 	Pending askBlock // the ask's own form while it waits
 	Done    string
 }
@@ -65,9 +68,9 @@ func (p *Pages) askPage(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, "read the ask", err)
 		return
 	}
-	ap := &askPageData{basePage: basePage{Title: "Ask", Nav: "status", CSRF: s.csrf, LoggedIn: true}, Ask: a}
+	ap := &askPageData{basePage: basePage{Title: "Ask", Nav: "status", CSRF: s.csrf, LoggedIn: true}, Ask: a, Several: p.several()}
 	if a.State == store.AskPending {
-		ap.Pending = askBlock{CSRF: s.csrf, Asks: []store.Ask{a}, Next: "/asks/" + a.ID}
+		ap.Pending = askBlock{CSRF: s.csrf, Asks: []store.Ask{a}, Next: "/asks/" + a.ID, Several: p.several()}
 	}
 	switch r.URL.Query().Get("done") {
 	case "allowed":

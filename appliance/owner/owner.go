@@ -29,6 +29,12 @@ type Config struct {
 	// Phone is the attached phone, for the Status page's state and
 	// problems. It may be nil (the page then says no phone is attached).
 	Phone phone.Phone
+	// Phones are the box's phones when it has several, in the box's
+	// order: the pages then name the phone on asks and Activity rows,
+	// Activity filters by phone, and Status lists them. With none or one,
+	// Phone, Screen, Control and Driver are the box's one phone and the
+	// pages name none.
+	Phones []BoxPhone
 	// Screen gives the Status page's pictures (the still picture and the
 	// live view) through control; nil: the page shows none.
 	Screen Screen
@@ -100,6 +106,29 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// BoxPhone is one phone of a box of several as the pages show it.
+type BoxPhone struct {
+	// ID is the phone's stable id, as clients name it (phone).
+	ID string
+}
+
+// several reports whether the box has several phones, so the pages name
+// the phone of what they show.
+func (p *Pages) several() bool { return len(p.cfg.Phones) > 1 }
+
+// phoneIDs are the ids of the box's phones when it has several; nil
+// otherwise.
+func (p *Pages) phoneIDs() []string {
+	if !p.several() {
+		return nil
+	}
+	ids := make([]string, len(p.cfg.Phones))
+	for i, ph := range p.cfg.Phones {
+		ids[i] = ph.ID
+	}
+	return ids
+}
+
 // BoxInfo describes the box on the Status and Connect pages: its name and
 // version as the contract gives them, and its LAN certificate.
 type BoxInfo struct {
@@ -147,6 +176,9 @@ type Activity struct {
 	Summary string
 	// RunID and RunTitle name the run a call is a step of.
 	RunID, RunTitle string
+	// Phone is the id of the phone the row is about; "" for the box's own
+	// actions (logins, approvals) and for every phone at once.
+	Phone string
 	// OperationID is the journaled operation's id ("" for other rows),
 	// and ClientID the client it belongs to (operation ids are per
 	// client); ThumbWidth and ThumbHeight, when not 0, are the size of

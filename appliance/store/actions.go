@@ -20,13 +20,16 @@ type Action struct {
 	Tool, Outcome, Code string
 	// RunID and RunTitle name the run a call is a step of.
 	RunID, RunTitle string
+	// Phone is the id of the phone the action was on; "" for the box's
+	// own (a login, an approval) and for every phone at once.
+	Phone string
 }
 
 // InsertAction records a.
 func (t *Tx) InsertAction(a Action) error {
-	_, err := t.tx.Exec(`INSERT INTO actions (at, actor, client_id, action, detail, tool, outcome, code, run_id, run_title)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ms(a.At), a.Actor, a.ClientID, a.Action, a.Detail, a.Tool, a.Outcome, a.Code, a.RunID, a.RunTitle)
+	_, err := t.tx.Exec(`INSERT INTO actions (at, actor, client_id, action, detail, tool, outcome, code, run_id, run_title, phone)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ms(a.At), a.Actor, a.ClientID, a.Action, a.Detail, a.Tool, a.Outcome, a.Code, a.RunID, a.RunTitle, a.Phone)
 	if err != nil {
 		return fmt.Errorf("store: insert action %s: %w", a.Action, err)
 	}
@@ -35,7 +38,7 @@ func (t *Tx) InsertAction(a Action) error {
 
 // RecentActions returns up to n actions, newest first.
 func (t *Tx) RecentActions(n int) ([]Action, error) {
-	rows, err := t.tx.Query(`SELECT id, at, actor, client_id, action, detail, tool, outcome, code, run_id, run_title FROM actions ORDER BY at DESC, id DESC LIMIT ?`, n)
+	rows, err := t.tx.Query(`SELECT id, at, actor, client_id, action, detail, tool, outcome, code, run_id, run_title, phone FROM actions ORDER BY at DESC, id DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("store: recent actions: %w", err)
 	}
@@ -44,7 +47,7 @@ func (t *Tx) RecentActions(n int) ([]Action, error) {
 	for rows.Next() {
 		var a Action
 		var at int64
-		if err := rows.Scan(&a.ID, &at, &a.Actor, &a.ClientID, &a.Action, &a.Detail, &a.Tool, &a.Outcome, &a.Code, &a.RunID, &a.RunTitle); err != nil {
+		if err := rows.Scan(&a.ID, &at, &a.Actor, &a.ClientID, &a.Action, &a.Detail, &a.Tool, &a.Outcome, &a.Code, &a.RunID, &a.RunTitle, &a.Phone); err != nil {
 			return nil, fmt.Errorf("store: recent actions: %w", err)
 		}
 		a.At = fromMS(at)

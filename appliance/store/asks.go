@@ -34,6 +34,8 @@ type Ask struct {
 	// waiting for the client's retry.
 	Expires time.Time
 	Decided time.Time // zero until decided or expired
+	// Phone is the id of the phone the call is for.
+	Phone string
 }
 
 // AskMark is one mark: ask before kind (for subject, an app's bundle id
@@ -45,13 +47,13 @@ type AskMark struct {
 	Ask           bool
 }
 
-const askColumns = `id, operation_id, client_id, client_name, tool, fingerprint, kind, subject, what, url, state, always, created, expires, decided`
+const askColumns = `id, operation_id, client_id, client_name, tool, fingerprint, kind, subject, what, url, state, always, created, expires, decided, phone`
 
 func scanAsk(row interface{ Scan(...any) error }) (Ask, error) {
 	var a Ask
 	var created, expires, decided int64
 	err := row.Scan(&a.ID, &a.OperationID, &a.ClientID, &a.ClientName, &a.Tool, &a.Fingerprint, &a.Kind, &a.Subject,
-		&a.What, &a.URL, &a.State, &a.Always, &created, &expires, &decided)
+		&a.What, &a.URL, &a.State, &a.Always, &created, &expires, &decided, &a.Phone)
 	a.Created, a.Expires = fromMS(created), fromMS(expires)
 	if decided != 0 {
 		a.Decided = fromMS(decided)
@@ -62,9 +64,9 @@ func scanAsk(row interface{ Scan(...any) error }) (Ask, error) {
 // InsertAsk records a new ask. It fails if its id exists, or its client's
 // operation id has an ask.
 func (t *Tx) InsertAsk(a Ask) error {
-	_, err := t.tx.Exec(`INSERT INTO asks (`+askColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+	_, err := t.tx.Exec(`INSERT INTO asks (`+askColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
 		a.ID, a.OperationID, a.ClientID, a.ClientName, a.Tool, a.Fingerprint, a.Kind, a.Subject, a.What, a.URL, a.State,
-		a.Always, ms(a.Created), ms(a.Expires))
+		a.Always, ms(a.Created), ms(a.Expires), a.Phone)
 	if err != nil {
 		return fmt.Errorf("store: insert ask for %s: %w", a.OperationID, err)
 	}
