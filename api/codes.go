@@ -49,6 +49,7 @@ const (
 	CodeAskDenied         Code = "ASK_DENIED"        // the owner denied the ask this call waited for
 	CodeAskExpired        Code = "ASK_EXPIRED"       // nobody decided the ask in time, or the retry came too late
 	CodePhoneRequired     Code = "PHONE_REQUIRED"    // the box has several phones and the call named none (or none of them)
+	CodePhoneNotGranted   Code = "PHONE_NOT_GRANTED" // the phone named is not one the client's grant reaches
 )
 
 // Codes lists every stable error code, in the order the contract gives
@@ -59,7 +60,8 @@ func Codes() []Code {
 		CodeQueueFull, CodePhoneUnavailable, CodeCaptureFailed, CodeInputFailed, CodeUnsupported,
 		CodeUnsupportedText, CodeUnsupportedKey, CodeUnsupportedButton, CodeAppNotFound, CodeCursorExpired,
 		CodeInternal, CodeCancelled, CodeGrantRevoked,
-		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams, CodeAskDenied, CodeAskExpired, CodePhoneRequired}
+		CodeProfileNotFound, CodeLinkNotFound, CodeLinkParams, CodeAskDenied, CodeAskExpired, CodePhoneRequired,
+		CodePhoneNotGranted}
 }
 
 // Error is the error object of a failed answer.
@@ -128,6 +130,8 @@ func (c Code) Guide() (retryable bool, steps []string) {
 		return false, []string{"the owner said no to this action; do not send it again, choose another way or ask the owner"}
 	case CodePhoneRequired:
 		return false, []string{"name the phone: openlolo_phones lists the box's phones; pass one's id as phone"}
+	case CodePhoneNotGranted:
+		return false, []string{"openlolo_phones lists the phones this client's grant reaches; to use another, ask the owner to approve the client again for it (Access)"}
 	case CodeAskExpired:
 		return false, []string{"send the call again with a fresh operation_id to ask the owner again (ask.url is the page where they decide)"}
 	}

@@ -8,13 +8,29 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner"
 )
 
-// controller is the box page's view of the control service.
-type controller struct{ s *control.Service }
+// controller is the box page's view of the control service: of one
+// phone, or with all of the whole box (its pause and resume are every
+// phone's).
+type controller struct {
+	s   *control.Service
+	all bool
+}
 
 var _ owner.Controller = controller{}
 
-func (c controller) Pause(ctx context.Context, by string) error  { return c.s.OwnerPause(ctx, by) }
-func (c controller) Resume(ctx context.Context, by string) error { return c.s.Resume(ctx, by) }
+func (c controller) Pause(ctx context.Context, by string) error {
+	if c.all {
+		return c.s.OwnerPauseAll(ctx, by)
+	}
+	return c.s.OwnerPause(ctx, by)
+}
+
+func (c controller) Resume(ctx context.Context, by string) error {
+	if c.all {
+		return c.s.ResumeAll(ctx, by)
+	}
+	return c.s.Resume(ctx, by)
+}
 
 func (c controller) Lease() control.LeaseState { return c.s.Lease() }
 
@@ -53,6 +69,12 @@ func (c controller) Recent(ctx context.Context, n int) ([]owner.Activity, error)
 	return acts[:min(n, len(acts))], nil
 }
 
+// boxController is the box page's Config.Control: the one phone's, or on
+// a box of several the whole box's.
+func boxController(s *control.Service) controller {
+	return controller{s: s, all: len(s.Views()) > 1}
+}
+
 // boxPhones are the box's phones for the box page: every phone's view
 // when it has several, none when it has one (the page then shows the
 // one phone as ever).
@@ -63,7 +85,7 @@ func boxPhones(s *control.Service) []owner.BoxPhone {
 	}
 	out := make([]owner.BoxPhone, len(views))
 	for i, v := range views {
-		out[i] = owner.BoxPhone{ID: v.ID()}
+		out[i] = owner.BoxPhone{ID: v.ID(), Phone: v.Phone(), Screen: v, Control: controller{s: v}, Driver: controller{s: v}}
 	}
 	return out
 }

@@ -31,7 +31,7 @@ func TestControllerAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := controller{svc}
+	c := controller{s: svc}
 	if c.Lease().Paused {
 		t.Fatalf("a new service is paused")
 	}

@@ -38,7 +38,7 @@ func TestOwnerDrivesThroughControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := controller{svc}
+	c := controller{s: svc}
 
 	at, ok := ph.IconCenter("Notes")
 	if !ok {
@@ -120,5 +120,67 @@ func TestOwnerDrivesThroughControl(t *testing.T) {
 	got := sorted(mine)
 	if want = sorted(strings.Split(want, "|")); got != want {
 		t.Fatalf("the owner's Activity = %q\nwant %q", got, want)
+	}
+}
+
+// On a box of several phones the box page's phones drive their own phone:
+// the owner's tap on sim-2's live view opens Notes on sim-2 only, and the
+// box-wide pause pauses every phone.
+func TestOwnerDrivesEachPhone(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var sims []*sim.Phone
+	var att []control.Attached
+	for _, id := range []string{"sim-1", "sim-2", "sim-3"} {
+		ph, err := sim.New(sim.Options{Size: image.Pt(300, 600)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ph.Close()
+		sims = append(sims, ph)
+		att = append(att, control.Attached{ID: id, Phone: ph})
+	}
+	svc, err := control.New(ctx, control.Config{Store: st, Phones: att})
+	if err != nil {
+		t.Fatal(err)
+	}
+	phones := boxPhones(svc)
+	if len(phones) != 3 || phones[1].ID != "sim-2" || phones[1].Phone != sims[1] {
+		t.Fatalf("boxPhones = %+v", phones)
+	}
+	at, ok := sims[1].IconCenter("Notes")
+	if !ok {
+		t.Fatal("no Notes icon")
+	}
+	if err := phones[1].Driver.Input(ctx, owner.Input{Kind: owner.InputTap, X: at.X, Y: at.Y}); err != nil {
+		t.Fatal(err)
+	}
+	if sims[1].Screen() != "notes" || sims[0].Screen() == "notes" || sims[2].Screen() == "notes" {
+		t.Fatalf("after the owner's tap on sim-2's Notes the sims show %q, %q, %q", sims[0].Screen(), sims[1].Screen(), sims[2].Screen())
+	}
+	if err := boxController(svc).Pause(ctx, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range phones {
+		if !p.Control.Lease().Paused {
+			t.Errorf("%s is not paused after the box-wide pause", p.ID)
+		}
+	}
+	st1, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st1.Close()
+	one, err := control.New(ctx, control.Config{Store: st1, Phone: sims[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if boxPhones(one) != nil || boxController(one).all {
+		t.Error("a box of one phone lists phones, or pauses box-wide")
 	}
 }

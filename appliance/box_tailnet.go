@@ -101,7 +101,7 @@ func (r *remote) mount() error {
 		OAuth:    r.oauth,
 		Phone:    b.cfg.Phone,
 		Phones:   boxPhones(b.control),
-		Control:  controller{b.control},
+		Control:  boxController(b.control),
 		Info:     r.info,
 		Tailnet:  r,
 		StateDir: b.cfg.StateDir,

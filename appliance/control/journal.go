@@ -47,6 +47,7 @@ var (
 
 type pending struct {
 	client, fp string
+	phone      string // the id of the phone it is for
 	tool       api.Tool
 	input      bool
 	cancel     context.CancelCauseFunc
@@ -209,7 +210,7 @@ func (s *Service) enter(o *opCall) *Error {
 			e = s.ownerPausedLocked()
 			e.Message += "; nothing was sent"
 		case s.paused:
-			e = api.Errorf(api.CodePaused, "input is paused (by %s); nothing was sent", s.pausedBy)
+			e = s.pausedLocked()
 		case s.waiting >= s.lim.Queue:
 			e = api.Errorf(api.CodeQueueFull, "%d inputs are already waiting; nothing was sent", s.waiting)
 		}
@@ -226,7 +227,7 @@ func (s *Service) enter(o *opCall) *Error {
 		o.waiting = true
 	}
 	runCtx, cancel := context.WithCancelCause(s.base)
-	o.p = &pending{client: o.client.ID, fp: o.fp, tool: o.tool, input: o.input, cancel: cancel}
+	o.p = &pending{client: o.client.ID, fp: o.fp, tool: o.tool, input: o.input, cancel: cancel, phone: s.id}
 	o.runCtx = runCtx
 	s.pending[o.key()] = o.p
 	return nil

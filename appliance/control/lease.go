@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/openlolo/openlolo/api"
@@ -169,14 +170,42 @@ func msOrZero(t time.Time) int64 {
 // ownerPausedLocked is the refusal a client meets when it tries to
 // resume (or send input) while the owner's pause holds.
 func (s *Service) ownerPausedLocked() *Error {
-	e := api.Errorf(api.CodePaused, "the owner paused phone control on the box page at %s; only the owner can resume it",
-		s.pausedAt.UTC().Format(time.RFC3339))
-	e.NextSteps = []string{"the owner paused phone control: ask the owner to press Resume phone control on the box page (Status); openlolo_control command=resume cannot lift the owner's pause"}
+	if len(s.phones) == 1 {
+		e := api.Errorf(api.CodePaused, "the owner paused phone control on the box page at %s; only the owner can resume it",
+			s.pausedAt.UTC().Format(time.RFC3339))
+		e.NextSteps = []string{"the owner paused phone control: ask the owner to press Resume phone control on the box page (Status); openlolo_control command=resume cannot lift the owner's pause"}
+		return e
+	}
+	e := api.Errorf(api.CodePaused, "the owner paused %s on the box page at %s; only the owner can resume it",
+		s.pausedWhat(), s.pausedAt.UTC().Format(time.RFC3339))
+	e.NextSteps = []string{"ask the owner to resume phone " + s.id + " on the box page (Status); openlolo_control command=resume cannot lift the owner's pause",
+		"openlolo_phones says which phones are paused"}
 	return e
 }
 
+// pausedLocked is the refusal of a client's input while a client's pause
+// holds.
+func (s *Service) pausedLocked() *Error {
+	if len(s.phones) == 1 {
+		return api.Errorf(api.CodePaused, "input is paused (by %s); nothing was sent", s.pausedBy)
+	}
+	e := api.Errorf(api.CodePaused, "%s (by %s); nothing was sent", s.pausedWhat(), s.pausedBy)
+	e.NextSteps = []string{"the control holder's openlolo_control command=resume with phone " + s.id + " lifts it",
+		"openlolo_phones says which phones are paused"}
+	return e
+}
+
+// pausedWhat says which pause holds on a box of several phones: this
+// phone's, or one that paused several at once (the box-wide pause).
+func (s *Service) pausedWhat() string {
+	if s.pausedBox {
+		return "phone " + s.id + " is paused by a pause of several phones at once"
+	}
+	return "phone " + s.id + " is paused (the box's other phones are not paused by it)"
+}
+
 func (s *Service) clearPauseLocked() {
-	s.paused, s.pausedBy, s.pausedOwner, s.pausedAt = false, "", false, time.Time{}
+	s.paused, s.pausedBy, s.pausedOwner, s.pausedAt, s.pausedBox = false, "", false, time.Time{}, false
 }
 
 // Pause stops all input at once: queued inputs are cancelled, the running
@@ -195,7 +224,47 @@ func (s *Service) OwnerPause(ctx context.Context, by string) error {
 	return s.pause(ctx, by, "", true)
 }
 
+// OwnerPauseAll is [Service.OwnerPause] of every phone of the box at once.
+func (s *Service) OwnerPauseAll(ctx context.Context, by string) error {
+	return s.pauseAll(ctx, s.Views(), by, "", true)
+}
+
+// ResumeAll is [Service.Resume] of every phone of the box.
+func (s *Service) ResumeAll(ctx context.Context, by string) error {
+	var errs []error
+	for _, v := range s.Views() {
+		errs = append(errs, v.Resume(ctx, by))
+	}
+	return errors.Join(errs...)
+}
+
+// pauseAll pauses the phones of views (every phone of the box, or every
+// one a client's grant reaches) and says so once in Activity.
+func (s *Service) pauseAll(ctx context.Context, views []*Service, by, clientID string, owner bool) error {
+	var errs []error
+	for _, v := range views {
+		errs = append(errs, v.pauseOne(ctx, by, clientID, owner, len(s.phones) > 1))
+	}
+	if len(s.phones) > 1 {
+		detail := "paused every phone's control"
+		if len(views) < len(s.phones) {
+			detail = "paused the control of every phone its grant reaches"
+		}
+		if owner {
+			detail += "; only the owner can resume"
+		}
+		s.recordActionOn(ctx, "", by, clientID, "pause", detail)
+	}
+	return errors.Join(errs...)
+}
+
 func (s *Service) pause(ctx context.Context, by, clientID string, owner bool) error {
+	return s.pauseOne(ctx, by, clientID, owner, false)
+}
+
+// pauseOne pauses s's phone; box says it is one of a box-wide pause,
+// which records itself.
+func (s *Service) pauseOne(ctx context.Context, by, clientID string, owner, box bool) error {
 	s.mu.Lock()
 	detail := "paused phone control"
 	if owner {
@@ -209,17 +278,21 @@ func (s *Service) pause(ctx context.Context, by, clientID string, owner bool) er
 		}
 		s.pausedBy = by
 		s.pausedOwner = s.pausedOwner || owner
+		s.pausedBox = box
 	}
 	s.paused = true
 	for _, p := range s.pending {
-		// A pause stops the agents; the owner's own input runs on.
-		if p.input && p.client != OwnerID {
+		// A pause stops the agents; the owner's own input runs on, and
+		// so do the inputs of the box's other phones.
+		if p.input && p.client != OwnerID && p.phone == s.id {
 			p.cancel(errPaused)
 		}
 	}
 	s.controlEventLocked("paused", "", by)
 	s.mu.Unlock()
-	s.recordAction(ctx, by, clientID, "pause", detail)
+	if !box {
+		s.recordAction(ctx, by, clientID, "pause", detail)
+	}
 	if err := s.ph.ReleaseAll(ctx); err != nil {
 		return PhoneError(err)
 	}
@@ -256,10 +329,15 @@ func (s *Service) Resume(ctx context.Context, by string) error {
 // page's Activity. A failed write is logged, never the caller's failure:
 // the pause itself has happened.
 func (s *Service) recordAction(ctx context.Context, actor, clientID, action, detail string) {
+	s.recordActionOn(ctx, s.id, actor, clientID, action, detail)
+}
+
+// recordActionOn is recordAction of an action on phone ("" every phone).
+func (s *Service) recordActionOn(ctx context.Context, phone, actor, clientID, action, detail string) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalTimeout)
 	defer cancel()
 	err := s.st.Update(wctx, func(tx *store.Tx) error {
-		return tx.InsertAction(store.Action{At: s.now(), Actor: actor, ClientID: clientID, Action: action, Detail: detail, Phone: s.id})
+		return tx.InsertAction(store.Action{At: s.now(), Actor: actor, ClientID: clientID, Action: action, Detail: detail, Phone: phone})
 	})
 	if err != nil {
 		s.log.Warn("control: record action", "action", action, "actor", actor, "err", err)

@@ -14,7 +14,7 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 		return reply(Fail[api.PhonesResult](e))
 	}
 	res := &api.PhonesResult{Phones: make([]api.PhoneEntry, 0, len(s.phones))}
-	for _, v := range s.Views() {
+	for _, v := range s.reachable(c) {
 		info, st := v.ph.Info(), v.ph.State()
 		p := api.PhoneEntry{ID: v.id, Name: info.Model, Platform: info.Platform, Backend: info.Backend,
 			State: st.Code, Problems: []api.Problem{}}
@@ -34,8 +34,8 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 type phoneArgs interface{ PhoneID() string }
 
 // view is the view of the phone c's call's args name: the only phone when
-// they name none (the first for the owner: the box page's live view
-// shows it), or the box itself for a tool that is not a phone's
+// they name none (for the owner, s's own phone: the phone whose live view
+// the box page shows), or the box itself for a tool that is not a phone's
 // (openlolo_phones, openlolo_watch ...) and for openlolo_pause naming
 // none (it pauses every phone). PHONE_REQUIRED when the box has several
 // phones and args name none of them.
@@ -45,28 +45,67 @@ func (s *Service) view(c Client, tool api.Tool, args any) (*Service, *Error) {
 		return s, nil
 	}
 	id := pa.PhoneID()
+	if reach := s.reachable(c); id == "" && c.Phones != nil && len(reach) == 1 && len(s.phones) > 1 {
+		id = reach[0].id // a grant of one phone of several needs it not named
+	}
 	switch {
 	case id == "" && (len(s.phones) == 1 || c.IsOwner()):
-		return s.on(s.phones[0]), nil
+		if !c.Reaches(s.id) {
+			return nil, s.notGranted(c, s.id)
+		}
+		return s, nil
 	case id == "" && tool == api.ToolPause:
 		return s, nil
 	case id == "":
-		return nil, s.phoneRequired("the box has %d phones; name one as phone", len(s.phones))
+		return nil, s.phoneRequired(c, "the box has %d phones; name one as phone", len(s.phones))
 	}
-	if v, ok := s.On(id); ok {
-		return v, nil
+	v, ok := s.On(id)
+	switch {
+	case !ok:
+		return nil, s.phoneRequired(c, "the box has no phone %q; name one of its phones as phone", api.Clip(id))
+	case !c.Reaches(id):
+		return nil, s.notGranted(c, id)
 	}
-	return nil, s.phoneRequired("the box has no phone %q; name one of its phones as phone", api.Clip(id))
+	return v, nil
 }
 
-// phoneRequired is PHONE_REQUIRED with next steps naming the phones.
-func (s *Service) phoneRequired(format string, args ...any) *Error {
-	e := api.Errorf(api.CodePhoneRequired, format, args...)
-	ids := make([]string, len(s.phones))
-	for i, p := range s.phones {
-		ids[i] = p.id
+// reachable are the views of the phones c's grant reaches, in the box's
+// order.
+func (s *Service) reachable(c Client) []*Service {
+	var out []*Service
+	for _, v := range s.Views() {
+		if c.Reaches(v.id) {
+			out = append(out, v)
+		}
 	}
-	e.NextSteps = append([]string{"call again with phone set to one of: " + strings.Join(ids, ", ")}, e.NextSteps...)
+	return out
+}
+
+// reachableIDs are the ids of the phones c's grant reaches.
+func (s *Service) reachableIDs(c Client) []string {
+	var ids []string
+	for _, v := range s.reachable(c) {
+		ids = append(ids, v.id)
+	}
+	return ids
+}
+
+// phoneRequired is PHONE_REQUIRED with next steps naming the phones c may
+// call.
+func (s *Service) phoneRequired(c Client, format string, args ...any) *Error {
+	e := api.Errorf(api.CodePhoneRequired, format, args...)
+	e.NextSteps = append([]string{"call again with phone set to one of: " + strings.Join(s.reachableIDs(c), ", ")}, e.NextSteps...)
+	return e
+}
+
+// notGranted is PHONE_NOT_GRANTED: c's grant does not reach phone id.
+func (s *Service) notGranted(c Client, id string) *Error {
+	e := api.Errorf(api.CodePhoneNotGranted, "this client's grant does not reach phone %s; the owner limited it to other phones of the box", id)
+	steps := []string{"ask the owner to approve this client again with phone " + id + " among its phones (the box page's Access)"}
+	if ids := s.reachableIDs(c); len(ids) > 0 {
+		steps = append([]string{"call again with phone set to one of: " + strings.Join(ids, ", ")}, steps...)
+	}
+	e.NextSteps = append(steps, e.NextSteps...)
 	return e
 }
 

@@ -133,3 +133,143 @@ func TestActivityNamesPhone(t *testing.T) {
 		t.Errorf("the ask's phone = %q, %v; want sim-1", a.Phone, err)
 	}
 }
+
+// A pause of one phone stops that phone's input only: an input running
+// on another phone runs on, and the refusal names the paused phone. A
+// pause naming no phone pauses every phone and says it was box-wide; the
+// owner's box-wide pause is one Activity row and ResumeAll lifts it.
+func TestPausePerPhone(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := threePhones(t)
+	c := control.Client{ID: "c", Name: "script"}
+	sim1, _ := svc.On("sim-1")
+	sim2, _ := svc.On("sim-2")
+
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan control.Answer[api.KeyResult], 1)
+	go func() {
+		done <- control.Do(ctx, sim1, control.Call[api.KeyResult]{Client: c, Tool: api.ToolKey, Args: "slow", Input: true,
+			Run: func(ctx context.Context) (*api.KeyResult, error) {
+				close(started)
+				select {
+				case <-release:
+					return &api.KeyResult{}, nil
+				case <-ctx.Done():
+					return nil, context.Cause(ctx)
+				}
+			}})
+	}()
+	<-started
+	pause := svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolPause, Args: api.PauseArgs{PhoneArg: api.PhoneArg{Phone: "sim-2"}}})
+	if pause.Outcome.Status != api.StatusOK {
+		t.Fatalf("pause of sim-2: %+v", pause.Outcome)
+	}
+	close(release)
+	if a := <-done; a.Status != api.StatusOK {
+		t.Errorf("sim-1's input while sim-2 was paused: %+v", a.Outcome)
+	}
+	if sim1.Lease().Paused || !sim2.Lease().Paused {
+		t.Fatalf("after pausing sim-2: sim-1 paused %v, sim-2 paused %v", sim1.Lease().Paused, sim2.Lease().Paused)
+	}
+	key := func(phone string) api.Outcome {
+		return svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolKey, Args: api.KeyArgs{PhoneArg: api.PhoneArg{Phone: phone}, Key: "a"}}).Outcome
+	}
+	if out := key("sim-2"); codeOf(out) != api.CodePaused || !strings.Contains(out.Error.Message, "phone sim-2 is paused") {
+		t.Errorf("input to the paused sim-2: %+v", out.Error)
+	}
+	if out := key("sim-3"); out.Status != api.StatusOK {
+		t.Errorf("input to sim-3 while sim-2 is paused: %+v", out.Error)
+	}
+
+	if err := svc.OwnerPauseAll(ctx, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range svc.Views() {
+		if !v.Lease().Paused || !v.Lease().PausedByOwner {
+			t.Errorf("%s after the owner's box-wide pause: %+v", v.ID(), v.Lease())
+		}
+	}
+	if out := key("sim-3"); codeOf(out) != api.CodePaused || !strings.Contains(out.Error.Message, "a pause of several phones at once") {
+		t.Errorf("input during the box-wide pause: %+v", out.Error)
+	}
+	acts, err := svc.RecentActions(ctx, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var boxWide int
+	for _, a := range acts {
+		if a.Action == "pause" && a.Actor == "owner" {
+			if a.Phone != "" {
+				t.Errorf("the owner's box-wide pause recorded for phone %s", a.Phone)
+			}
+			boxWide++
+		}
+	}
+	if boxWide != 1 {
+		t.Errorf("the owner's box-wide pause is %d Activity rows, want 1", boxWide)
+	}
+	if err := svc.ResumeAll(ctx, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range svc.Views() {
+		if v.Lease().Paused {
+			t.Errorf("%s is still paused after ResumeAll", v.ID())
+		}
+	}
+
+	// A client's pause naming no phone pauses them all, box-wide.
+	svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolPause, Args: api.PauseArgs{}})
+	if out := key("sim-1"); codeOf(out) != api.CodePaused || !strings.Contains(out.Error.Message, "a pause of several phones at once") {
+		t.Errorf("input after a client's box-wide pause: %+v", out.Error)
+	}
+}
+
+// A grant limited to some phones reaches only those: openlolo_phones
+// lists them, a call to another is PHONE_NOT_GRANTED naming the way on,
+// a call naming none goes to the grant's only phone, and a pause naming
+// none pauses the grant's phones only.
+func TestGrantPhones(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := threePhones(t)
+	one := control.Client{ID: "one", Name: "one phone", Phones: []string{"sim-2"}}
+	two := control.Client{ID: "two", Name: "two phones", Phones: []string{"sim-1", "sim-3"}}
+	call := func(c control.Client, tool api.Tool, args any) api.Outcome {
+		return svc.Invoke(ctx, control.Request{Client: c, Tool: tool, Args: args}).Outcome
+	}
+	var listed []string
+	r := svc.Phones(ctx, two, api.PhonesArgs{})
+	for _, p := range r.Result.Phones {
+		listed = append(listed, p.ID)
+	}
+	if strings.Join(listed, " ") != "sim-1 sim-3" {
+		t.Errorf("openlolo_phones for a grant of sim-1 and sim-3 lists %v", listed)
+	}
+	out := call(two, api.ToolStatus, api.StatusArgs{PhoneArg: api.PhoneArg{Phone: "sim-2"}})
+	if codeOf(out) != api.CodePhoneNotGranted || !strings.Contains(out.Error.Message, "sim-2") ||
+		!strings.Contains(strings.Join(out.Error.NextSteps, " "), "sim-1, sim-3") || !strings.Contains(strings.Join(out.Error.NextSteps, " "), "Access") {
+		t.Errorf("a call to a phone outside the grant: %+v", out.Error)
+	}
+	if out := call(two, api.ToolStatus, api.StatusArgs{}); codeOf(out) != api.CodePhoneRequired || !strings.Contains(strings.Join(out.Error.NextSteps, " "), "one of: sim-1, sim-3") {
+		t.Errorf("a call naming none with a grant of two phones: %+v", out.Error)
+	}
+	if out := call(two, api.ToolStatus, api.StatusArgs{PhoneArg: api.PhoneArg{Phone: "sim-3"}}); out.Status != api.StatusOK {
+		t.Errorf("a call to a phone of the grant: %+v", out.Error)
+	}
+	if out := call(one, api.ToolKey, api.KeyArgs{Key: "a"}); out.Status != api.StatusOK {
+		t.Errorf("a call naming none with a grant of one phone: %+v", out.Error)
+	}
+	if ops, err := svc.Recent(ctx, 5); err != nil || len(ops) == 0 || ops[0].Phone != "sim-2" {
+		t.Errorf("the grant of one phone's key went to %+v (%v), want sim-2", ops, err)
+	}
+	if out := call(two, api.ToolPause, api.PauseArgs{}); out.Status != api.StatusOK {
+		t.Fatalf("pause naming none: %+v", out.Error)
+	}
+	for _, v := range svc.Views() {
+		if want := v.ID() != "sim-2"; v.Lease().Paused != want {
+			t.Errorf("%s paused %v after a pause by a grant of sim-1 and sim-3", v.ID(), v.Lease().Paused)
+		}
+	}
+	if out := call(control.Owner(), api.ToolStatus, api.StatusArgs{PhoneArg: api.PhoneArg{Phone: "sim-2"}}); out.Status != api.StatusOK {
+		t.Errorf("the owner's call: %+v", out.Error)
+	}
+}

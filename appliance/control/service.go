@@ -97,6 +97,15 @@ type Client struct {
 	// Issuer is the entry the client called through ("https://<host>"):
 	// an ask's url is its box page there. "" gives the path alone.
 	Issuer string
+	// Phones are the ids of the phones the client's grant reaches (the
+	// owner's choice at approval); nil reaches every phone of the box.
+	Phones []string
+}
+
+// Reaches reports whether c may call the phone with id: the owner and a
+// grant of every phone reach them all.
+func (c Client) Reaches(id string) bool {
+	return c.Phones == nil || c.IsOwner() || slices.Contains(c.Phones, id)
 }
 
 // Run names a run: a client's sequence of calls toward one goal, shown
@@ -159,8 +168,10 @@ type phoneSlot struct {
 	// only the owner resumes, never a client's openlolo_control.
 	pausedOwner bool
 	pausedAt    time.Time
-	waiting     int
-	frames      map[string]clientFrame
+	// pausedBox is set when the pause was box-wide (every phone at once).
+	pausedBox bool
+	waiting   int
+	frames    map[string]clientFrame
 
 	pictures *picture.Cache // encoded pictures of recent frames (picture.go)
 }

@@ -198,15 +198,16 @@ func (s *Service) PauseInput(ctx context.Context, c Client, a api.PauseArgs) Rep
 	a.OperationID = ""
 	return reply(Do(ctx, s, Call[api.PauseResult]{Client: c, Tool: api.ToolPause, OperationID: id, Args: a,
 		Run: func(ctx context.Context) (*api.PauseResult, error) {
-			// Naming no phone on a box of several pauses them all.
-			views := []*Service{s}
+			// Naming no phone on a box of several pauses every phone
+			// the client's grant reaches.
+			var err error
 			if a.Phone == "" {
-				views = s.Views()
+				err = s.pauseAll(ctx, s.reachable(c), c.Name, c.ID, false)
+			} else {
+				err = s.pause(ctx, c.Name, c.ID, false)
 			}
-			for _, v := range views {
-				if err := v.pause(ctx, c.Name, c.ID, false); err != nil {
-					return nil, err
-				}
+			if err != nil {
+				return nil, err
 			}
 			return &api.PauseResult{Paused: true}, nil
 		}}))

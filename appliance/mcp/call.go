@@ -41,7 +41,8 @@ func (h *Handler) toolHandler(t *tool) sdk.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params.arguments must be a JSON object"}
 		}
 		c := call{caller: caller, raw: raw, client: control.Client{ID: caller.ClientID, Name: caller.ClientName,
-			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires, Run: runOf(req.Params.Meta), Issuer: caller.Issuer}}
+			GrantID: caller.GrantID, GrantExpires: caller.GrantExpires, Run: runOf(req.Params.Meta), Issuer: caller.Issuer,
+			Phones: caller.Phones}}
 		if !caller.Has(string(t.scope)) {
 			c.refused = api.Errorf(api.CodeScopeRequired, "%s needs the %s scope, which this client's grant does not have", t.name, t.scope)
 		}

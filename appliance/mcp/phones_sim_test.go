@@ -119,3 +119,29 @@ func TestSimPhones(t *testing.T) {
 }
 
 func strOr(v any) string { s, _ := v.(string); return s }
+
+// A grant the owner limited to sim-2, over the real HTTPS endpoint:
+// openlolo_phones lists sim-2 alone, a call naming no phone goes to it,
+// and a call to sim-1 is PHONE_NOT_GRANTED and reaches nothing.
+func TestSimPhonesGrant(t *testing.T) {
+	b := newSimsBox(t, 3)
+	cs := b.session(t, b.tokenOn(t, "sim-2 agent", "phone:read phone:control", []string{"sim-2"}))
+	_, ph := call(t, cs, "openlolo_phones", nil)
+	mustOK(t, "phones", ph)
+	list, _ := ph["phones"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["id"] != "sim-2" {
+		t.Fatalf("openlolo_phones for a grant of sim-2: %v", list)
+	}
+	_, shot := call(t, cs, "openlolo_screenshot", nil)
+	mustOK(t, "screenshot naming no phone", shot)
+	notes, _ := b.sims[0].IconCenter("Notes")
+	args := frameArgs(shot, notes.X, notes.Y)
+	args["phone"] = "sim-1"
+	_, tap := call(t, cs, "openlolo_tap", args)
+	if code(tap) != api.CodePhoneNotGranted || tap["dispatched"] != false {
+		t.Fatalf("a tap on sim-1 with a grant of sim-2: %v", tap)
+	}
+	if b.sims[0].Screen() != "home" {
+		t.Fatalf("a refused tap reached sim-1: %q", b.sims[0].Screen())
+	}
+}

@@ -58,7 +58,7 @@ func (h *Handler) addResources() {
 
 // clientOf is the control client of an authenticated caller.
 func clientOf(c *oauth.Caller) control.Client {
-	return control.Client{ID: c.ClientID, Name: c.ClientName, GrantID: c.GrantID, GrantExpires: c.GrantExpires}
+	return control.Client{ID: c.ClientID, Name: c.ClientName, GrantID: c.GrantID, GrantExpires: c.GrantExpires, Phones: c.Phones}
 }
 
 // reader is the caller of a resources or prompts request, refused without

@@ -134,6 +134,12 @@ func (b *simBox) tokenB(t testing.TB) string {
 }
 
 func (b *simBox) tokenFor(t testing.TB, name, scope string) string {
+	return b.tokenOn(t, name, scope, nil)
+}
+
+// tokenOn is tokenFor of a grant that reaches only phones (nil: every
+// phone).
+func (b *simBox) tokenOn(t testing.TB, name, scope string, phones []string) string {
 	hc := b.srv.Client()
 	resp, err := hc.PostForm(b.srv.URL+"/oauth/device_authorization", url.Values{"client_name": {name}, "scope": {scope}})
 	if err != nil {
@@ -150,7 +156,7 @@ func (b *simBox) tokenFor(t testing.TB, name, scope string) string {
 	if err != nil || da.DeviceCode == "" {
 		t.Fatalf("device authorization: %d %+v", resp.StatusCode, da)
 	}
-	if err := b.oa.Approve(context.Background(), u.Query().Get("r"), oauth.Life24h); err != nil {
+	if err := b.oa.ApproveOn(context.Background(), u.Query().Get("r"), oauth.Life24h, phones); err != nil {
 		t.Fatal(err)
 	}
 	resp, err = hc.PostForm(b.srv.URL+"/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},

@@ -194,6 +194,7 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *bearerError) {
 		Issuer:       s.issuer(r),
 		Scopes:       g.Scopes,
 		GrantExpires: g.Expires,
+		Phones:       g.Phones,
 	}, nil
 }
 

@@ -34,6 +34,9 @@ type Caller struct {
 	// 403 insufficient_scope (see InsufficientScope). Device-flow scripts
 	// are told in the tool answer instead (SCOPE_REQUIRED).
 	Registered bool
+	// Phones are the ids of the phones the grant reaches (the owner's
+	// choice at approval); nil reaches every phone of the box.
+	Phones []string
 }
 
 // Has reports whether the caller was granted scope. A nil Caller has no

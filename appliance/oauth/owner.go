@@ -60,6 +60,9 @@ type Client struct {
 	// code. Two clients of one name ("MCP CLI Proxy") differ in these.
 	FirstSeen    time.Time
 	RedirectHost string
+	// Phones are the ids of the phones the grant reaches; nil reaches
+	// every phone of the box.
+	Phones []string
 }
 
 // PendingRequests returns the device requests waiting for the owner, oldest
@@ -135,12 +138,18 @@ func (s *Server) Pending(ctx context.Context, handle string) (Pending, error) {
 // its other pending requests replaced, and it takes the name the approved
 // request asked in.
 func (s *Server) Approve(ctx context.Context, handle string, life Life) error {
+	return s.ApproveOn(ctx, handle, life, nil)
+}
+
+// ApproveOn is [Server.Approve] of a grant that reaches only the phones
+// with the ids in phones (nil: every phone of the box).
+func (s *Server) ApproveOn(ctx context.Context, handle string, life Life, phones []string) error {
 	if !life.valid() {
 		return ErrBadLife
 	}
 	now := s.nowUTC()
 	var d store.DeviceRequest
-	g := store.OAuthGrant{GrantID: newID(), Life: string(life), Created: now, Expires: life.expiry(now)}
+	g := store.OAuthGrant{GrantID: newID(), Life: string(life), Created: now, Expires: life.expiry(now), Phones: phones}
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		d, err = tx.DeviceRequestByHandle(handle)
@@ -208,7 +217,7 @@ func (s *Server) Clients(ctx context.Context) ([]Client, error) {
 		for i, g := range grants {
 			out = append(out, Client{ClientID: g.ClientID, Name: clients[i].Name, Scopes: g.Scopes, Entry: g.Entry,
 				Life: Life(g.Life), Created: g.Created, LastUsed: g.LastUsed, Expires: g.Expires, GrantID: g.GrantID,
-				FirstSeen: clients[i].Created, RedirectHost: redirectHost(clients[i].RedirectURIs)})
+				FirstSeen: clients[i].Created, RedirectHost: redirectHost(clients[i].RedirectURIs), Phones: g.Phones})
 		}
 		return err
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/openlolo/openlolo/appliance/oauth"
 )
@@ -22,6 +23,9 @@ type accessPage struct {
 	// marks by client id (and by request handle for the approve forms).
 	Asks     askBlock
 	AskMarks map[string]clientMarksView
+	// Phones are the box's phones when it has several: an approval
+	// picks those the grant reaches, and each client shows its own.
+	Phones []string
 }
 
 func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
@@ -30,6 +34,7 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 	ap := &accessPage{
 		basePage: basePage{Title: "Access", Nav: "access", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 10},
 		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
+		Phones:   p.phoneIDs(),
 	}
 	pending, err := p.cfg.OAuth.PendingRequests(ctx)
 	if err != nil {
@@ -88,13 +93,22 @@ func (p *Pages) approve(w http.ResponseWriter, r *http.Request) {
 	handle, life := r.PostFormValue("handle"), oauth.Life(r.PostFormValue("life"))
 	name := p.requestName(r.Context(), handle)
 	client := p.requestClient(r.Context(), handle)
-	err := p.cfg.OAuth.Approve(r.Context(), handle, life)
+	phones, bad := p.grantPhones(r.PostForm["phone"], r.PostFormValue("phones_shown") != "")
+	if bad != "" {
+		p.message(w, r, http.StatusBadRequest, "Not approved", bad, "Access", "/access")
+		return
+	}
+	err := p.cfg.OAuth.ApproveOn(r.Context(), handle, life, phones)
 	if p.accessFailed(w, r, err) {
 		return
 	}
 	p.approveMarks(r, client, name)
-	p.log.Info("owner: approved request", "handle", handle, "life", life)
-	p.record(r.Context(), actApprove, "approved "+quoted(name)+" ("+string(life)+")")
+	p.log.Info("owner: approved request", "handle", handle, "life", life, "phones", phones)
+	detail := "approved " + quoted(name) + " (" + string(life) + ")"
+	if phones != nil {
+		detail += " for phones " + strings.Join(phones, ", ")
+	}
+	p.record(r.Context(), actApprove, detail)
 	http.Redirect(w, r, "/access?done=approved", http.StatusSeeOther)
 }
 
@@ -143,4 +157,30 @@ func (p *Pages) accessFailed(w http.ResponseWriter, r *http.Request, err error) 
 		p.internal(w, r, "change access", err)
 	}
 	return true
+}
+
+// grantPhones are the phones an approval's grant reaches from the form's
+// ticked phone boxes: nil (every phone, those the box gets later too) on
+// a box of one phone, with every phone ticked, or from a form that showed
+// no phones (shown false: one sent by a script). bad says what is wrong.
+func (p *Pages) grantPhones(ticked []string, shown bool) (phones []string, bad string) {
+	ids := p.phoneIDs()
+	if ids == nil || (!shown && len(ticked) == 0) {
+		return nil, ""
+	}
+	for _, id := range ticked {
+		if !slices.Contains(ids, id) {
+			return nil, "The box has no phone " + quoted(id) + ". Reload Access and approve again."
+		}
+		if !slices.Contains(phones, id) {
+			phones = append(phones, id)
+		}
+	}
+	switch len(phones) {
+	case 0:
+		return nil, "Tick at least one phone the client may use, or deny the request."
+	case len(ids):
+		return nil, ""
+	}
+	return phones, ""
 }

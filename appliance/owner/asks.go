@@ -23,7 +23,7 @@ type askBlock struct {
 	Asks []store.Ask
 	// Several: the box has several phones, so each ask names its phone.
 	Several bool
-	Next string // where a decision returns to
+	Next    string // where a decision returns to
 	// Off: the box runs without asks (no control service).
 	Off bool
 }
@@ -47,7 +47,7 @@ func (p *Pages) pendingAsks(r *http.Request, csrf, next string) askBlock {
 type askPageData struct {
 	basePage
 	Ask     store.Ask
-	Several bool // the box has several phones: the page names the ask's
+	Several bool     // the box has several phones: the page names the ask's
 	Pending askBlock // the ask's own form while it waits
 	Done    string
 }

@@ -11,8 +11,15 @@ import (
 // LiveWatching reports the live stream's open viewers, whether its
 // capture loop runs, and how many screenshots it has taken.
 func (p *Pages) LiveWatching() (viewers int, capturing bool, captures uint64) {
-	viewers, capturing = p.live.watching()
-	captures, _ = p.live.stats()
+	return p.LiveWatchingOf(0)
+}
+
+// LiveWatchingOf is LiveWatching of the live stream of the box's i-th
+// phone.
+func (p *Pages) LiveWatchingOf(i int) (viewers int, capturing bool, captures uint64) {
+	live := p.phones[i].live
+	viewers, capturing = live.watching()
+	captures, _ = live.stats()
 	return viewers, capturing, captures
 }
 

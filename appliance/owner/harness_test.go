@@ -96,7 +96,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 		asks = o.asks(t, st, clk.Now)
 	}
 	b.pages, err = owner.New(owner.Config{
-		Asks:  asks, Phones: o.phones,
+		Asks: asks, Phones: o.phones,
 		Store: st, OAuth: as, Phone: o.phone, Screen: screen, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		UploadIdle: o.uploadIdle,
 		Identity:   identityOf(o.identity), Tailnet: o.tailnet, Trust: o.trust,

@@ -39,12 +39,18 @@ const liveSessionCheck = 30 * time.Second
 // a second and within the stream's byte rate; the box captures only while
 // a stream is open and frees the viewer when the request ends.
 func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
-	if p.live == nil {
+	pp, ok := p.pick(r)
+	if !ok {
+		http.Error(w, noPhone(r), http.StatusNotFound)
+		return
+	}
+	live := pp.live
+	if live == nil {
 		http.Error(w, "No phone is attached to the box.", http.StatusServiceUnavailable)
 		return
 	}
 	s, _ := sessionFrom(r.Context())
-	v, err := p.live.join(string(s.idHash))
+	v, err := live.join(string(s.idHash))
 	if errors.Is(err, errLiveEnded) {
 		http.Error(w, "The box is stopping; reload the page once it is back.", http.StatusServiceUnavailable)
 		return
@@ -53,12 +59,12 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "10")
 		text := "The box already streams the phone to as many viewers as it allows; close another page that shows it, or use the still picture at /status/screen.jpg."
 		if errors.Is(err, errLiveSessionFull) {
-			text = "This browser already watches the phone in " + strconv.Itoa(p.live.opt.PerSession) + " tabs; close one of them to watch here."
+			text = "This browser already watches the phone in " + strconv.Itoa(live.opt.PerSession) + " tabs; close one of them to watch here."
 		}
 		http.Error(w, text, http.StatusTooManyRequests)
 		return
 	}
-	defer p.live.leave(v)
+	defer live.leave(v)
 
 	rc := http.NewResponseController(w)
 	h := w.Header()
@@ -74,7 +80,7 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.Flush()
 
-	bud := newBudget(p.live.opt.ViewerRate, time.Now())
+	bud := newBudget(live.opt.ViewerRate, time.Now())
 	check := time.NewTicker(liveSessionCheck)
 	defer check.Stop()
 	ctx := r.Context()
@@ -83,7 +89,7 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.live.ended:
+		case <-live.ended:
 			return
 		case <-check.C:
 			if _, err := p.lookupSession(r); err != nil {
@@ -129,8 +135,10 @@ func (p *Pages) liveStream(w http.ResponseWriter, r *http.Request) {
 // the box calls it when it stops, so a page left open does not hold up
 // the servers' shutdown.
 func (p *Pages) EndStreams() {
-	if p.live != nil {
-		p.live.end()
+	for _, pp := range p.phones {
+		if pp.live != nil {
+			pp.live.end()
+		}
 	}
 }
 
@@ -141,16 +149,17 @@ type controlView struct {
 	State    string // controlStateWord of Lease: data-control-state
 	CanDrive bool   // the owner can drive the phone (Take over)
 	CSRF     string
+	Phone    string // the phone's id on a box of several: the forms name it
 }
 
 // controlView is the control block for the session whose form token is
 // csrf; the zero view when the box has no control service.
-func (p *Pages) controlView(csrf string) controlView {
-	if p.cfg.Control == nil {
+func (p *Pages) controlView(pp *pagePhone, csrf string) controlView {
+	if pp.control == nil {
 		return controlView{State: controlStateWord("", false, false)}
 	}
-	l := p.cfg.Control.Lease()
-	return controlView{Lease: l, State: controlStateWord(l.Name, l.Owner(), l.Paused), CanDrive: p.cfg.Driver != nil, CSRF: csrf}
+	l := pp.control.Lease()
+	return controlView{Lease: l, State: controlStateWord(l.Name, l.Owner(), l.Paused), CanDrive: pp.driver != nil, CSRF: csrf, Phone: pp.id}
 }
 
 // controlState is GET /status/control.json: who holds control, and the
@@ -167,9 +176,14 @@ type controlState struct {
 
 func (p *Pages) controlJSON(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
-	v := p.controlView(s.csrf)
+	pp, ok := p.pick(r)
+	if !ok {
+		http.Error(w, noPhone(r), http.StatusNotFound)
+		return
+	}
+	v := p.controlView(pp, s.csrf)
 	cs := controlState{Holder: v.Lease.Name, Owner: v.Lease.Owner(), Paused: v.Lease.Paused, State: v.State}
-	if p.cfg.Control != nil {
+	if pp.control != nil {
 		var buf bytes.Buffer
 		if err := p.tmpl["status"].ExecuteTemplate(&buf, "control", v); err != nil {
 			p.log.Error("owner: render the control block", "err", err)

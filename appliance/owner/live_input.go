@@ -127,7 +127,12 @@ type inputAnswer struct {
 func (p *Pages) ownerInput(kind InputKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		in, bad := readInput(kind, r)
-		if bad == "" && p.cfg.Driver == nil {
+		pp, ok := p.pick(r)
+		if !ok {
+			p.inputDone(w, r, http.StatusNotFound, api.Errorf(api.CodeInvalidArguments, "%s", noPhone(r)), "")
+			return
+		}
+		if bad == "" && pp.driver == nil {
 			p.inputDone(w, r, http.StatusServiceUnavailable, api.Errorf(api.CodeUnsupported, "this box has no control service running, so the page cannot drive the phone"), "")
 			return
 		}
@@ -135,7 +140,7 @@ func (p *Pages) ownerInput(kind InputKind) http.HandlerFunc {
 			p.inputDone(w, r, http.StatusBadRequest, api.Errorf(api.CodeInvalidArguments, "%s", bad), "")
 			return
 		}
-		err := p.cfg.Driver.Input(r.Context(), in)
+		err := pp.driver.Input(r.Context(), in)
 		if err != nil {
 			p.log.Info("owner: input refused", "kind", kind, "err", err)
 		}
@@ -225,7 +230,7 @@ func (p *Pages) inputDone(w http.ResponseWriter, r *http.Request, status int, er
 		p.message(w, r, status, "Not done", inputRefusal(ae), "Status", "/status")
 		return
 	}
-	http.Redirect(w, r, "/status?done="+done, http.StatusSeeOther)
+	http.Redirect(w, r, statusPath(r.FormValue("phone"), "done="+done), http.StatusSeeOther)
 }
 
 // inputRefusal says a refusal to the owner, with what to do about it.
@@ -260,11 +265,16 @@ func doneWords(done string) string {
 
 // takeOver handles POST /status/take-over.
 func (p *Pages) takeOver(w http.ResponseWriter, r *http.Request) {
-	if p.cfg.Driver == nil {
+	pp, ok := p.pick(r)
+	if !ok {
+		p.inputDone(w, r, http.StatusNotFound, api.Errorf(api.CodeInvalidArguments, "%s", noPhone(r)), "")
+		return
+	}
+	if pp.driver == nil {
 		p.inputDone(w, r, http.StatusServiceUnavailable, api.Errorf(api.CodeUnsupported, "this box has no control service running"), "")
 		return
 	}
-	err := p.cfg.Driver.TakeOver(r.Context())
+	err := pp.driver.TakeOver(r.Context())
 	if err == nil {
 		p.log.Info("owner: took over control")
 	}
@@ -273,11 +283,16 @@ func (p *Pages) takeOver(w http.ResponseWriter, r *http.Request) {
 
 // giveBack handles POST /status/give-back.
 func (p *Pages) giveBack(w http.ResponseWriter, r *http.Request) {
-	if p.cfg.Driver == nil {
+	pp, ok := p.pick(r)
+	if !ok {
+		p.inputDone(w, r, http.StatusNotFound, api.Errorf(api.CodeInvalidArguments, "%s", noPhone(r)), "")
+		return
+	}
+	if pp.driver == nil {
 		p.inputDone(w, r, http.StatusServiceUnavailable, api.Errorf(api.CodeUnsupported, "this box has no control service running"), "")
 		return
 	}
-	err := p.cfg.Driver.GiveBack(r.Context())
+	err := pp.driver.GiveBack(r.Context())
 	if err == nil {
 		p.log.Info("owner: gave control back")
 	}

@@ -39,7 +39,9 @@ type Config struct {
 	// live view) through control; nil: the page shows none.
 	Screen Screen
 	// Control pauses and resumes input and lists recent operations; nil
-	// until the control service exists (the pages then say so).
+	// until the control service exists (the pages then say so). On a box
+	// of several phones its Pause and Resume are box-wide (every phone);
+	// each of Phones has its own.
 	Control Controller
 	// Asks is the control service whose asks the pages list and decide
 	// and whose marks (what makes the box ask) they keep; nil: the pages
@@ -106,10 +108,15 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// BoxPhone is one phone of a box of several as the pages show it.
+// BoxPhone is one phone of a box of several as the pages show and drive
+// it; its fields are as Config's of the same names, for this phone.
 type BoxPhone struct {
 	// ID is the phone's stable id, as clients name it (phone).
-	ID string
+	ID      string
+	Phone   phone.Phone
+	Screen  Screen
+	Control Controller
+	Driver  Driver
 }
 
 // several reports whether the box has several phones, so the pages name
@@ -215,7 +222,7 @@ type Pages struct {
 
 	presence *presence // the claim waiting for the button; nil without Config.Button
 
-	live *liveHub // the live stream's capture; nil without Config.Screen
+	phones []*pagePhone // the phones the pages drive (phones.go); never empty
 }
 
 // New checks cfg and returns the box page.
@@ -236,10 +243,7 @@ func New(cfg Config) (*Pages, error) {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Screen != nil {
-		p.live = newLiveHub(cfg.Screen, cfg.Live, p.log)
-		p.live.chosenFPS = p.liveFPS
-	}
+	p.phones = p.pagePhones()
 	if err := p.parseTemplates(); err != nil {
 		return nil, err
 	}

@@ -72,6 +72,8 @@ func (p *Pages) routes() []route {
 		{"GET /status/screen.jpg", ownerAsset, p.screen},
 		{"POST /status/pause", ownerOnly, p.pause},
 		{"POST /status/resume", ownerOnly, p.resume},
+		{"POST /status/pause-all", ownerOnly, p.pauseAll},
+		{"POST /status/resume-all", ownerOnly, p.resumeAll},
 		{"GET /status/live.mjpeg", ownerAsset, p.liveStream},
 		{"GET /status/control.json", ownerAsset, p.controlJSON},
 		{"POST /status/" + string(InputTap), ownerOnly, p.ownerInput(InputTap)},

@@ -3,6 +3,7 @@ package owner
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -31,6 +32,13 @@ type statusPage struct {
 	Problems   []problemView // what the phone still needs (status_problems.html)
 	Waiting    bool          // the box waits for the owner to fix one of them
 	Asks       askBlock      // the asks waiting for the owner (asks.go)
+	// PhoneID is the phone shown on a box of several ("" on a box of
+	// one), and Phones lists them all (none on a box of one).
+	PhoneID string
+	Phones  []phoneRow
+	// PhoneQuery names PhoneID in a picture's address ("" on a box of
+	// one).
+	PhoneQuery string
 
 	// The live view: the stream's picture size, the geometry epoch the
 	// owner's touches name, the buttons this phone has, and whether the
@@ -43,11 +51,20 @@ type statusPage struct {
 
 func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 	s, _ := sessionFrom(r.Context())
+	pp, ok := p.pick(r)
+	if !ok {
+		p.message(w, r, http.StatusNotFound, "No such phone", noPhone(r), "Status", "/status")
+		return
+	}
 	sp := &statusPage{basePage: basePage{Title: "Status", Nav: "status", CSRF: s.csrf, LoggedIn: true, Script: true}}
-	if p.cfg.Phone != nil {
+	sp.PhoneID, sp.Phones = pp.id, p.phoneRows(pp)
+	if pp.id != "" {
+		sp.PhoneQuery = "?phone=" + url.QueryEscape(pp.id)
+	}
+	if pp.phone != nil {
 		sp.HasPhone = true
-		sp.Phone = p.cfg.Phone.Info()
-		sp.State = p.cfg.Phone.State()
+		sp.Phone = pp.phone.Info()
+		sp.State = pp.phone.State()
 		sp.Problems, sp.Waiting = problemViews(sp.State), waiting(sp.State)
 		if sp.Waiting {
 			sp.Reload = 5
@@ -55,11 +72,11 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		sp.LiveWidth, sp.LiveHeight = liveSize(sp.State.Geometry, p.cfg.Live.withDefaults().MaxSize)
 		sp.Epoch = api.FormatEpoch(sp.State.Geometry.Epoch)
 		sp.Buttons = liveButtons(sp.Phone)
-		sp.CanDrive = p.cfg.Driver != nil
+		sp.CanDrive = pp.driver != nil
 	}
-	if p.cfg.Control != nil {
+	if pp.control != nil {
 		sp.HasControl = true
-		sp.Control = p.controlView(s.csrf)
+		sp.Control = p.controlView(pp, s.csrf)
 	}
 	if p.cfg.Tailnet != nil {
 		v := p.cfg.Tailnet.TailnetStatus()
@@ -69,8 +86,18 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Query().Get("done") {
 	case "paused":
 		sp.Done = "Phone control is paused. No input reaches the phone until you resume."
+		if pp.id != "" {
+			sp.Done = "Phone " + pp.id + "'s control is paused. No input reaches it until you resume; the other phones are as they were."
+		}
 	case "resumed":
 		sp.Done = "Phone control is resumed."
+		if pp.id != "" {
+			sp.Done = "Phone " + pp.id + "'s control is resumed."
+		}
+	case "paused-all":
+		sp.Done = "Every phone's control is paused. No input reaches any phone until you resume."
+	case "resumed-all":
+		sp.Done = "Every phone's control is resumed."
 	default:
 		sp.Done = doneWords(r.URL.Query().Get("done"))
 	}
@@ -88,13 +115,18 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 // screen serves the phone's current screen, scaled for the page.
 func (p *Pages) screen(w http.ResponseWriter, r *http.Request) {
 	setHeaders(w)
-	if p.cfg.Screen == nil {
+	pp, ok := p.pick(r)
+	if !ok {
+		http.Error(w, noPhone(r), http.StatusNotFound)
+		return
+	}
+	if pp.screen == nil {
 		http.Error(w, "No phone is attached to the box.", http.StatusServiceUnavailable)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	pic, err := p.cfg.Screen.Screen(ctx, picture.Box{W: screenWidth}, screenQuality)
+	pic, err := pp.screen.Screen(ctx, picture.Box{W: screenWidth}, screenQuality)
 	if err != nil {
 		p.log.Warn("owner: screenshot", "err", err)
 		http.Error(w, "The box could not take a screenshot: "+err.Error(), http.StatusServiceUnavailable)
@@ -114,7 +146,12 @@ func (p *Pages) resume(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) pauseResume(w http.ResponseWriter, r *http.Request, pause bool) {
-	if p.cfg.Control == nil {
+	pp, ok := p.pick(r)
+	if !ok {
+		p.message(w, r, http.StatusNotFound, "No such phone", noPhone(r), "Status", "/status")
+		return
+	}
+	if pp.control == nil {
 		p.message(w, r, http.StatusServiceUnavailable, "Not available",
 			"This box has no control service running, so there is nothing to pause or resume.", "Status", "/status")
 		return
@@ -122,9 +159,35 @@ func (p *Pages) pauseResume(w http.ResponseWriter, r *http.Request, pause bool) 
 	var err error
 	done := "resumed"
 	if pause {
-		err, done = p.cfg.Control.Pause(r.Context(), "owner"), "paused"
+		err, done = pp.control.Pause(r.Context(), "owner"), "paused"
 	} else {
-		err = p.cfg.Control.Resume(r.Context(), "owner")
+		err = pp.control.Resume(r.Context(), "owner")
+	}
+	if err != nil {
+		p.log.Warn("owner: "+done, "err", err)
+		p.message(w, r, http.StatusConflict, "Not done", "The box could not do that: "+err.Error(), "Status", "/status")
+		return
+	}
+	p.log.Info("owner: control " + done)
+	http.Redirect(w, r, pp.statusPath("done="+done), http.StatusSeeOther)
+}
+
+// pauseAll handles POST /status/pause-all: the owner pauses every phone
+// of the box at once (Config.Control is box-wide on a box of several).
+func (p *Pages) pauseAll(w http.ResponseWriter, r *http.Request) { p.boxPauseResume(w, r, true) }
+
+// resumeAll handles POST /status/resume-all: every phone resumes.
+func (p *Pages) resumeAll(w http.ResponseWriter, r *http.Request) { p.boxPauseResume(w, r, false) }
+
+func (p *Pages) boxPauseResume(w http.ResponseWriter, r *http.Request, pause bool) {
+	if p.cfg.Control == nil {
+		p.message(w, r, http.StatusServiceUnavailable, "Not available",
+			"This box has no control service running, so there is nothing to pause or resume.", "Status", "/status")
+		return
+	}
+	err, done := p.cfg.Control.Resume(r.Context(), "owner"), "resumed-all"
+	if pause {
+		err, done = p.cfg.Control.Pause(r.Context(), "owner"), "paused-all"
 	}
 	if err != nil {
 		p.log.Warn("owner: "+done, "err", err)

@@ -78,3 +78,41 @@ func TestMigrationAsksActionsPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A grant from before grants named phones reaches every phone (migration
+// 0014); a new one reaches the phones it names.
+func TestMigrationGrantPhones(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	atVersion(t, dir, 13,
+		`INSERT INTO oauth_clients (client_id, name, kind, entry, created_ms) VALUES ('c1', 'Agent', 'device', 'lan', 1)`,
+		`INSERT INTO oauth_grants (grant_id, client_id, scopes, entry, life, created_ms) VALUES ('g1', 'c1', 'phone:read', 'lan', 'forever', 1)`)
+	s := openT(t, dir)
+	err := s.Update(ctx, func(tx *Tx) error {
+		return tx.InsertGrant(OAuthGrant{GrantID: "g2", ClientID: "c1", Scopes: []string{"phone:read"}, Entry: "lan", Life: "forever",
+			Created: time.UnixMilli(1), Phones: []string{"sim-1", "sim-3"}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(ctx, func(tx *Tx) error {
+		old, err := tx.GrantByID("g1")
+		if err != nil {
+			return err
+		}
+		if old.Phones != nil || !old.Reaches("sim-2") {
+			t.Errorf("the old grant's phones = %q, want every phone", old.Phones)
+		}
+		g, err := tx.GrantByID("g2")
+		if err != nil {
+			return err
+		}
+		if len(g.Phones) != 2 || !g.Reaches("sim-3") || g.Reaches("sim-2") {
+			t.Errorf("the new grant's phones = %q, want sim-1 and sim-3", g.Phones)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

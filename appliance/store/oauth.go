@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -30,7 +31,13 @@ type OAuthGrant struct {
 	Expires  time.Time // zero: until revoked
 	Revoked  time.Time // zero: active
 	LastUsed time.Time // zero: never
+	// Phones are the ids of the phones the grant reaches; nil reaches
+	// every phone of the box.
+	Phones []string
 }
+
+// Reaches reports whether the grant reaches the phone with id.
+func (g OAuthGrant) Reaches(id string) bool { return g.Phones == nil || slices.Contains(g.Phones, id) }
 
 // Active reports whether the grant is neither revoked nor expired at now.
 func (g OAuthGrant) Active(now time.Time) bool {
@@ -180,28 +187,31 @@ func (t *Tx) PruneUnapprovedRegistrations(cutoff time.Time) (int64, error) {
 
 // InsertGrant adds a grant.
 func (t *Tx) InsertGrant(g OAuthGrant) error {
-	_, err := t.tx.Exec(`INSERT INTO oauth_grants(grant_id, client_id, scopes, entry, life, created_ms, expires_ms, revoked_ms, last_used_ms)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`, g.GrantID, g.ClientID, joinOAuthScopes(g.Scopes), g.Entry, g.Life,
-		oauthMS(g.Created), oauthMS(g.Expires), oauthMS(g.Revoked), oauthMS(g.LastUsed))
+	_, err := t.tx.Exec(`INSERT INTO oauth_grants(grant_id, client_id, scopes, entry, life, created_ms, expires_ms, revoked_ms, last_used_ms, phones)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, g.GrantID, g.ClientID, joinOAuthScopes(g.Scopes), g.Entry, g.Life,
+		oauthMS(g.Created), oauthMS(g.Expires), oauthMS(g.Revoked), oauthMS(g.LastUsed), strings.Join(g.Phones, " "))
 	if err != nil {
 		return fmt.Errorf("store: insert grant: %w", err)
 	}
 	return nil
 }
 
-const grantCols = `g.grant_id, g.client_id, g.scopes, g.entry, g.life, g.created_ms, g.expires_ms, g.revoked_ms, g.last_used_ms`
+const grantCols = `g.grant_id, g.client_id, g.scopes, g.entry, g.life, g.created_ms, g.expires_ms, g.revoked_ms, g.last_used_ms, g.phones`
 
 type oauthRow interface{ Scan(dest ...any) error }
 
 func scanGrant(row oauthRow, extra ...any) (OAuthGrant, error) {
 	var g OAuthGrant
-	var scopes string
+	var scopes, phones string
 	var created, expires, revoked, used int64
-	dest := append([]any{&g.GrantID, &g.ClientID, &scopes, &g.Entry, &g.Life, &created, &expires, &revoked, &used}, extra...)
+	dest := append([]any{&g.GrantID, &g.ClientID, &scopes, &g.Entry, &g.Life, &created, &expires, &revoked, &used, &phones}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return OAuthGrant{}, err
 	}
 	g.Scopes = splitOAuthScopes(scopes)
+	if phones != "" {
+		g.Phones = strings.Fields(phones)
+	}
 	g.Created, g.Expires, g.Revoked, g.LastUsed = oauthTime(created), oauthTime(expires), oauthTime(revoked), oauthTime(used)
 	return g, nil
 }

@@ -81,6 +81,15 @@ func Approve(t testing.TB, c *http.Client, baseURL, userCode, life string) {
 	}
 }
 
+// ApproveOn approves the pending request whose user code is userCode for
+// life with the phone boxes of phones ticked (a box of several phones).
+func ApproveOn(t testing.TB, c *http.Client, baseURL, userCode, life string, phones ...string) (*http.Response, string) {
+	t.Helper()
+	handle, tok := pendingHandle(t, c, baseURL, userCode)
+	return PostForm(t, c, baseURL, "/access/approve", url.Values{"csrf": {tok}, "handle": {handle}, "life": {life},
+		"phones_shown": {"1"}, "phone": phones})
+}
+
 // Deny denies the pending request whose user code is userCode.
 func Deny(t testing.TB, c *http.Client, baseURL, userCode string) {
 	t.Helper()

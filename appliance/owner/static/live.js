@@ -14,12 +14,16 @@
 // - The control block ([data-control-state], #control-holder) follows
 //   who holds control: GET /status/control.json every 2 s and after each
 //   of the owner's inputs, its forms included.
+// - img[data-refresh=N]: a still picture fetched again every N seconds.
 // - time.local[datetime]: shown in the reader's time zone.
 // - main[data-reload=N]: the page reloads every N seconds (new requests on
 //   Access, new operations on Activity) until the owner touches a form.
 (function () {
   "use strict";
   var live = document.getElementById("phone-live");
+  // On a box of several phones the live view names its phone: the
+  // owner's input and the control block are that phone's.
+  var livePhone = live ? live.getAttribute("data-phone") : null;
   var csrfInput = document.querySelector("input[name=csrf]");
   var csrf = csrfInput ? csrfInput.value : "";
   var note = document.getElementById("live-note");
@@ -53,6 +57,7 @@
   }
   function post(url, params) {
     params.set("csrf", csrf);
+    if (livePhone && !params.has("phone")) params.set("phone", livePhone);
     return fetch(url, {
       method: "POST", credentials: "same-origin",
       headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" },
@@ -188,7 +193,7 @@
     var shownHTML = null;
     refreshControl = function () {
       if (document.hidden) return;
-      fetch("/status/control.json", { credentials: "same-origin", cache: "no-store" })
+      fetch("/status/control.json" + (livePhone ? "?phone=" + encodeURIComponent(livePhone) : ""), { credentials: "same-origin", cache: "no-store" })
         .then(function (res) { return res.ok ? res.json() : null; })
         .then(function (c) {
           if (!c || !c.html || c.html === shownHTML) return;
@@ -208,6 +213,18 @@
     };
     setInterval(refreshControl, 2000);
   }
+
+  // img[data-refresh=N]: a still picture fetched anew every N seconds
+  // while the page shows (each phone's picture in Status's list).
+  document.querySelectorAll("img[data-refresh]").forEach(function (img) {
+    var every = parseInt(img.getAttribute("data-refresh"), 10);
+    var base = img.getAttribute("src");
+    if (!(every > 0) || !base) return;
+    setInterval(function () {
+      if (document.hidden) return;
+      img.src = base + (base.indexOf("?") < 0 ? "?" : "&") + "t=" + Date.now();
+    }, every * 1000);
+  });
 
   var main = document.querySelector("main[data-reload]");
   if (main) {

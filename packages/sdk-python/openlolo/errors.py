@@ -138,6 +138,14 @@ class PhoneRequired(Refused):
     code_name = "PHONE_REQUIRED"
 
 
+class PhoneNotGranted(Refused):
+    """PHONE_NOT_GRANTED: the phone named is not one this client's grant
+    reaches (openlolo_phones lists those it does; the owner may approve the
+    client again for another)."""
+
+    code_name = "PHONE_NOT_GRANTED"
+
+
 class CaptureFailed(Refused):
     """CAPTURE_FAILED: the screenshot could not be taken."""
 
