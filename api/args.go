@@ -60,6 +60,7 @@ type WatchArgs struct {
 	Cursor string      `json:"cursor,omitempty" doc:"The cursor from the previous watch answer."`
 	WaitMS *int        `json:"wait_ms,omitempty" doc:"How long to wait for an event, in milliseconds."`
 	Kinds  []EventKind `json:"kinds,omitempty" doc:"Only these kinds (default all)."`
+	Phones []string    `json:"phones,omitempty" doc:"Only these phones' events (and those that name no phone)."`
 }
 
 // PauseArgs are openlolo_pause's arguments.

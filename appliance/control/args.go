@@ -194,5 +194,5 @@ func checkWatch(a api.WatchArgs) (WatchRequest, *Error) {
 			return WatchRequest{}, invalid("kinds has %q; the kinds are %s", api.Clip(string(k)), strings.Join(kinds, ", "))
 		}
 	}
-	return WatchRequest{Cursor: a.Cursor, Wait: time.Duration(wait) * time.Millisecond, Kinds: a.Kinds}, nil
+	return WatchRequest{Cursor: a.Cursor, Wait: time.Duration(wait) * time.Millisecond, Kinds: a.Kinds, Phones: a.Phones}, nil
 }

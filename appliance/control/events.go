@@ -170,6 +170,9 @@ type WatchRequest struct {
 	Cursor string          // "" for from now
 	Wait   time.Duration   // how long to hold when nothing happened
 	Kinds  []api.EventKind // empty for all
+	// Phones, when set, keep the events of those phones and those of no
+	// phone (the box's, the client's).
+	Phones []string
 }
 
 // WatchResult is what a watch returns: the events in order and the
@@ -227,7 +230,7 @@ func (s *Service) Events(ctx context.Context, c Client, req WatchRequest) (Watch
 		}
 		s.noticeExpiring(c)
 		s.Lease() // lapses on time, which publishes the event
-		res, err := s.readEvents(ctx, c, after, req.Kinds)
+		res, err := s.readEvents(ctx, c, after, req)
 		if err != nil {
 			return WatchResult{}, api.Errorf(api.CodeInternal, "the event log could not be read: %v", err)
 		}
@@ -247,7 +250,9 @@ func (s *Service) Events(ctx context.Context, c Client, req WatchRequest) (Watch
 	}
 }
 
-func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds []api.EventKind) (WatchResult, error) {
+// readEvents reads the events after after that c may see (none of a
+// phone its grant does not reach) and req keeps.
+func (s *Service) readEvents(ctx context.Context, c Client, after int64, req WatchRequest) (WatchResult, error) {
 	const page = 100
 	res := WatchResult{Cursor: cursorString(after)}
 	err := s.st.View(ctx, func(tx *store.Tx) error {
@@ -264,7 +269,11 @@ func (s *Service) readEvents(ctx context.Context, c Client, after int64, kinds [
 			next = evs[len(evs)-1].ID
 		}
 		for _, e := range evs {
-			if len(kinds) > 0 && !slices.Contains(kinds, api.EventKind(e.Kind)) {
+			kept := len(req.Kinds) == 0 || slices.Contains(req.Kinds, api.EventKind(e.Kind))
+			if e.Phone != "" {
+				kept = kept && c.Reaches(e.Phone) && (len(req.Phones) == 0 || slices.Contains(req.Phones, e.Phone))
+			}
+			if !kept {
 				continue
 			}
 			ev := api.Event{Kind: api.EventKind(e.Kind), TimeMS: e.At.UnixMilli(), Cursor: cursorString(e.ID), PhoneID: e.Phone}

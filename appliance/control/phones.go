@@ -124,3 +124,17 @@ func (s *Service) phoneOf(args any) string {
 	}
 	return ""
 }
+
+// checkWatchPhones checks the phones a watch keeps the events of (none:
+// every phone): each one of the box's, and one c's grant reaches.
+func (s *Service) checkWatchPhones(c Client, ids []string) *Error {
+	for _, id := range ids {
+		if _, ok := s.On(id); !ok {
+			return s.phoneRequired(c, "the box has no phone %q; name its phones in phones, or none for every phone", api.Clip(id))
+		}
+		if !c.Reaches(id) {
+			return s.notGranted(c, id)
+		}
+	}
+	return nil
+}

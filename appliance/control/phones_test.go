@@ -2,6 +2,7 @@ package control_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,5 +272,69 @@ func TestGrantPhones(t *testing.T) {
 	}
 	if out := call(control.Owner(), api.ToolStatus, api.StatusArgs{PhoneArg: api.PhoneArg{Phone: "sim-2"}}); out.Status != api.StatusOK {
 		t.Errorf("the owner's call: %+v", out.Error)
+	}
+}
+
+// openlolo_watch keeps the events of the phones it names, and a
+// grant limited to some phones sees none of the others' events.
+func TestWatchPhone(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := threePhones(t)
+	all := control.Client{ID: "all", Name: "all phones"}
+	limited := control.Client{ID: "lim", Name: "sim-1 only", Phones: []string{"sim-1"}}
+	wait, hold := 0, 2000
+	watch := func(c control.Client, a api.WatchArgs) control.Invoked {
+		if a.WaitMS == nil {
+			a.WaitMS = &wait
+		}
+		return svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolWatch, Args: a})
+	}
+	cursor := func(c control.Client) string {
+		return watch(c, api.WatchArgs{}).Result.(*api.WatchResult).Cursor
+	}
+	from, fromLimited := cursor(all), cursor(limited)
+	for _, id := range []string{"sim-1", "sim-2", "sim-3"} {
+		v, _ := svc.On(id)
+		if err := v.OwnerPause(ctx, "owner"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	phonesOf := func(out control.Invoked) []string {
+		if out.Status != api.StatusOK {
+			t.Fatalf("watch: %+v", out.Error)
+		}
+		var ids []string
+		for _, e := range out.Result.(*api.WatchResult).Events {
+			ids = append(ids, e.PhoneID)
+		}
+		return ids
+	}
+	// The events are written in the background: follow the watch of
+	// every phone (each call held until an event comes) until sim-3's
+	// pause shows.
+	var got []string
+	at := from
+	for range 20 {
+		if slices.Contains(got, "sim-3") {
+			break
+		}
+		w := watch(all, api.WatchArgs{Cursor: at, WaitMS: &hold})
+		got = append(got, phonesOf(w)...)
+		at = w.Result.(*api.WatchResult).Cursor
+	}
+	if !slices.Contains(got, "sim-3") || !slices.Contains(got, "sim-1") {
+		t.Fatalf("a watch of every phone has events of %v only", got)
+	}
+	if got := phonesOf(watch(all, api.WatchArgs{Cursor: from, Phones: []string{"sim-2"}})); len(got) == 0 || slices.ContainsFunc(got, func(id string) bool { return id != "sim-2" }) {
+		t.Errorf("a watch of sim-2 has events of %v", got)
+	}
+	if got := phonesOf(watch(limited, api.WatchArgs{Cursor: fromLimited})); len(got) == 0 || slices.ContainsFunc(got, func(id string) bool { return id != "sim-1" }) {
+		t.Errorf("a grant of sim-1 watches events of %v", got)
+	}
+	if out := watch(limited, api.WatchArgs{Phones: []string{"sim-2"}}).Outcome; codeOf(out) != api.CodePhoneNotGranted {
+		t.Errorf("a grant of sim-1 watching sim-2: %+v", out)
+	}
+	if out := watch(all, api.WatchArgs{Phones: []string{"sim-1", "sim-9"}}).Outcome; codeOf(out) != api.CodePhoneRequired {
+		t.Errorf("a watch of a phone the box lacks: %+v", out)
 	}
 }

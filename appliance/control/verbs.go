@@ -171,6 +171,9 @@ func (s *Service) Watch(ctx context.Context, c Client, a api.WatchArgs) Reply[ap
 		return reply(Fail[api.WatchResult](e))
 	}
 	req, e := checkWatch(a)
+	if e == nil {
+		e = s.checkWatchPhones(c, a.Phones)
+	}
 	if e != nil {
 		return reply(Fail[api.WatchResult](e))
 	}
