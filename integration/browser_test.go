@@ -242,6 +242,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("asks", func(t *testing.T) { extra = append(extra, testAsks(t, bt, client)...) })
 	t.Run("live", func(t *testing.T) { testLive(t, bt, client) })
 	t.Run("pages", func(t *testing.T) { testPages(t, bt, shots, extra) })
+	t.Run("farm", func(t *testing.T) { testFarm(t, shots) })
 }
 
 // testPin shows the browser's trust is the pin and nothing wider: the box
@@ -290,9 +291,10 @@ func testClaim(t *testing.T, bt *browserTab, setupCode string) {
 }
 
 // testApproveScript pairs a script with `openlolo pair` and approves it on
-// the Access page; it returns the script's Go SDK client (the token store
+// the Access page, with the phones in untick left out of its grant (a box
+// of several); it returns the script's Go SDK client (the token store
 // pair wrote).
-func testApproveScript(t *testing.T, bt *browserTab, store string) *sdk.Client {
+func testApproveScript(t *testing.T, bt *browserTab, store string, untick ...string) *sdk.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, openloloBin(t), "pair", bt.box.URL, "--name", "browser script")
@@ -326,6 +328,11 @@ func testApproveScript(t *testing.T, bt *browserTab, store string) *sdk.Client {
 	req := fmt.Sprintf(`div.request[data-user-code=%q]`, code)
 	bt.waitText(t, req, "browser script")
 	bt.waitText(t, req+" .usercode", code)
+	for _, id := range untick {
+		if err := bt.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`%s input[type=checkbox][name=phone][value=%q]`, req, id)))); err != nil {
+			t.Fatalf("untick %s in the request's phones: %v", id, err)
+		}
+	}
 	bt.submit(t, req+` button.primary`)
 	bt.waitText(t, "main", "browser script")
 	if err := cmd.Wait(); err != nil {
