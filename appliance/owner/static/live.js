@@ -48,6 +48,11 @@
     });
   }
   localize(document);
+  // fresh is u with a cache buster: a query parameter of its own, so a
+  // URL that names its phone (?phone=sim-2) keeps naming it.
+  function fresh(u) {
+    return u + (u.indexOf("?") < 0 ? "?" : "&") + "t=" + Date.now();
+  }
   function say(text, bad) {
     if (!note) return;
     clearTimeout(noteTimer);
@@ -88,7 +93,7 @@
       var next = new Image();
       next.onload = function () { live.src = next.src; busy = false; };
       next.onerror = function () { busy = false; };
-      next.src = still + "?t=" + Date.now();
+      next.src = fresh(still);
     };
     live.addEventListener("error", function () {
       if (mode !== "stream") return;
@@ -102,7 +107,7 @@
         return;
       }
       mode = "stream";
-      live.src = stream + "?t=" + Date.now();
+      live.src = fresh(stream);
     };
     if (document.readyState === "complete") watch();
     else window.addEventListener("load", watch);
@@ -110,10 +115,10 @@
       if (mode === "poll" || mode === "loading") return;
       if (document.hidden) {
         mode = "hidden";
-        live.src = still + "?t=" + Date.now(); // one picture; the stream closes
+        live.src = fresh(still); // one picture; the stream closes
       } else {
         mode = "stream";
-        live.src = stream + "?t=" + Date.now();
+        live.src = fresh(stream);
       }
     });
 
@@ -222,7 +227,7 @@
     if (!(every > 0) || !base) return;
     setInterval(function () {
       if (document.hidden) return;
-      img.src = base + (base.indexOf("?") < 0 ? "?" : "&") + "t=" + Date.now();
+      img.src = fresh(base);
     }, every * 1000);
   });
 
