@@ -50,6 +50,7 @@ func testFarm(t *testing.T, shots string) {
 				t.Errorf("Status shows no still picture of %s", id)
 			}
 		}
+		farmLive(t, bt, "sim-1") // the first phone, when the page names none
 		shootPage(t, bt, shots, page{name: "farm-status", path: "/status"})
 	})
 
@@ -59,16 +60,7 @@ func testFarm(t *testing.T, shots string) {
 		if liCount(".shown") != 1 || liCount(`.shown[data-phone="sim-2"]`) != 1 {
 			t.Errorf("the list does not mark sim-2, and only it, as the one shown")
 		}
-		src, err := run(bt, chromedp.Evaluate[string](`(() => { const i = document.getElementById("phone-live"); return i.dataset.phone + " " + i.getAttribute("src"); })()`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(src, "sim-2 ") || !strings.Contains(src, "phone=sim-2") {
-			t.Errorf("the live view of ?phone=sim-2 is %q, want sim-2's", src)
-		}
-		if err := bt.until(`document.getElementById("phone-live").src.includes("/status/live.mjpeg") && document.getElementById("phone-live").src.includes("phone=sim-2")`); err != nil {
-			t.Errorf("the live view never became sim-2's stream: %v", err)
-		}
+		farmLive(t, bt, "sim-2")
 		shootPage(t, bt, shots, page{name: "farm-status-phone2", path: "/status?phone=sim-2"})
 	})
 
@@ -101,4 +93,18 @@ func testFarm(t *testing.T, shots string) {
 	t.Run("authorize", func(t *testing.T) {
 		shootPage(t, bt, shots, page{name: "farm-authorize", path: consentPath(t, b)})
 	})
+}
+
+// farmLive fails unless the Status page's live view is phone id's stream
+// showing a picture: its URL's phone parameter is exactly id (a cache
+// buster glued on with a second "?" made it "sim-2?t=…", a phone the box
+// does not have, and the view stayed black) and the image has pixels.
+func farmLive(t *testing.T, bt *browserTab, id string) {
+	t.Helper()
+	cond := fmt.Sprintf(`(() => { const i = document.getElementById("phone-live"), u = new URL(i.src);
+		return i.dataset.phone === %[1]q && u.pathname === "/status/live.mjpeg" && u.searchParams.get("phone") === %[1]q && i.complete && i.naturalWidth > 0; })()`, id)
+	if err := bt.until(cond); err != nil {
+		src, _ := run(bt, chromedp.Evaluate[string](`(() => { const i = document.getElementById("phone-live"); return i.src + " (" + i.naturalWidth + " px wide)"; })()`))
+		t.Errorf("the live view is not %s's stream with a picture: it shows %s (%v)", id, src, err)
+	}
 }
