@@ -4,7 +4,9 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +34,24 @@ func testFarm(t *testing.T, shots string) {
 	if _, err := c.CallTool(context.Background(), string(api.ToolButton), map[string]any{"phone": "sim-2", "button": "home"}); err != nil {
 		t.Fatalf("home on sim-2: %v", err)
 	}
+	// Launching Settings is one of a new grant's marked apps: the call
+	// waits for the owner, as an ask naming sim-2, left waiting for the
+	// shots (Status lists it, and it has a page of its own).
+	r, err := c.Mutate(context.Background(), string(api.ToolLaunchApp), map[string]any{"phone": "sim-2", "bundle_id": "com.apple.Preferences"})
+	if r == nil || r.Status() != string(api.StatusPending) {
+		t.Fatalf("launching Settings on sim-2: %v %+v, want an ask (pending)", err, r)
+	}
+	raw, _ := json.Marshal(r.Structured["ask"])
+	var ask struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(raw, &ask); err != nil || ask.URL == "" {
+		t.Fatalf("the answer carries no ask url: %s", raw)
+	}
+	askURL, err := url.Parse(ask.URL)
+	if err != nil {
+		t.Fatalf("ask.url %q: %v", ask.URL, err)
+	}
 	liCount := func(sel string) int {
 		t.Helper()
 		return bt.count(t, "section#phones ul.phones > li"+sel)
@@ -50,6 +70,7 @@ func testFarm(t *testing.T, shots string) {
 				t.Errorf("Status shows no still picture of %s", id)
 			}
 		}
+		bt.waitText(t, "form.ask .ask-phone", "sim-2")
 		farmLive(t, bt, "sim-1") // the first phone, when the page names none
 		shootPage(t, bt, shots, page{name: "farm-status", path: "/status"})
 	})
@@ -88,6 +109,12 @@ func testFarm(t *testing.T, shots string) {
 			t.Errorf("the request's approval offers %d phones, want %d", n, len(farmPhones))
 		}
 		shootPage(t, bt, shots, page{name: "farm-access", path: "/access"})
+	})
+
+	t.Run("ask", func(t *testing.T) {
+		bt.open(t, askURL.RequestURI())
+		bt.waitText(t, "#ask-phone", "sim-2")
+		shootPage(t, bt, shots, page{name: "farm-ask", path: askURL.RequestURI()})
 	})
 
 	t.Run("authorize", func(t *testing.T) {
