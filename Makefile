@@ -81,9 +81,9 @@ test-interop:
 	cd hw/coredevice/interop && GOFLAGS=-mod=mod GONOSUMDB=github.com/danielpaulus/go-ios,github.com/aluedeke/go-codesign \
 		$(GO) test -count=1 ./...
 
-## test-browser: the box page in Debian's chromium driven by chromedp, against bin/openlolo serve on the sim (one box, one browser; about 35 s)
+## test-browser: the box page in Debian's chromium driven by chromedp, against bin/openlolo serve on the sim (a box of one phone, then one of three, each with its chromium; about 2.5 min)
 # Claim, approve a paired script, the owner's pause, Activity, the live view,
-# asks, and every page at 390 and 1280 px with and without JavaScript (no
+# asks, a box of several phones (farm-*.png), and every page at 390 and 1280 px with and without JavaScript (no
 # horizontal overflow). Each page's screenshots go to out/browser-shots/
 # (<page>-<width>[-nojs].png), a folder CI keeps as the run's artifact.
 # chromedp is test-only (integration/browser_*_test.go, build tag browser).

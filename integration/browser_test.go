@@ -32,7 +32,8 @@ import (
 // chromedp over the DevTools protocol, against `openlolo serve` on the
 // simulated phone over real HTTPS. One box and one browser serve the whole
 // suite; its steps run in order (claim before approve, and so on), each a
-// subtest. Every wait is on a DOM condition with a deadline, never a sleep.
+// subtest. The last step (farm) has a box of three phones and a browser of
+// its own. Every wait is on a DOM condition with a deadline, never a sleep.
 
 // wait bounds every step that waits for the page (a navigation, an element,
 // a text): generous for a loaded CI machine, short enough to fail fast.
