@@ -179,13 +179,19 @@ func (a *AuthorizeRequest) redirectWith(v url.Values) string {
 // ApproveAuthorize grants req for life and returns the redirect carrying
 // code, state and iss. The code is single use and lives 5 minutes.
 func (s *Server) ApproveAuthorize(ctx context.Context, req *AuthorizeRequest, life Life) (string, error) {
+	return s.ApproveAuthorizeOn(ctx, req, life, nil)
+}
+
+// ApproveAuthorizeOn is [Server.ApproveAuthorize] of a grant that reaches
+// only the phones with the ids in phones (nil: every phone of the box).
+func (s *Server) ApproveAuthorizeOn(ctx context.Context, req *AuthorizeRequest, life Life, phones []string) (string, error) {
 	if !life.valid() {
 		return "", ErrBadLife
 	}
 	now := s.nowUTC()
 	code := newSecret()
 	g := store.OAuthGrant{GrantID: newID(), ClientID: req.ClientID, Scopes: req.Scopes, Entry: req.Entry,
-		Life: string(life), Created: now, Expires: life.expiry(now)}
+		Life: string(life), Created: now, Expires: life.expiry(now), Phones: phones}
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		if _, err := tx.OAuthClient(req.ClientID); errors.Is(err, store.ErrNotFound) {
 			return ErrNoClient

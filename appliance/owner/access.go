@@ -170,7 +170,7 @@ func (p *Pages) grantPhones(ticked []string, shown bool) (phones []string, bad s
 	}
 	for _, id := range ticked {
 		if !slices.Contains(ids, id) {
-			return nil, "The box has no phone " + quoted(id) + ". Reload Access and approve again."
+			return nil, "The box has no phone " + quoted(id) + ". Reload the page and approve again."
 		}
 		if !slices.Contains(phones, id) {
 			phones = append(phones, id)

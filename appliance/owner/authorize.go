@@ -15,6 +15,7 @@ type authorizePage struct {
 	Action string // this URL, so the POST carries the original parameters
 	Lives  []oauth.Life
 	Marks  clientMarksView // what the app will be asked about (access_asks.html), as on Access's approve form
+	Phones []string        // the box's phones when it has several, to tick those the grant reaches, as on Access
 }
 
 func (p *Pages) authorizeForm(w http.ResponseWriter, r *http.Request) {
@@ -29,6 +30,7 @@ func (p *Pages) authorizeForm(w http.ResponseWriter, r *http.Request) {
 		Action:   "/oauth/authorize?" + r.URL.RawQuery,
 		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
 		Marks:    p.requestMarks(req.ClientID),
+		Phones:   p.phoneIDs(),
 	}, redirectOrigin(req.RedirectURI))
 }
 
@@ -40,8 +42,13 @@ func (p *Pages) authorizePost(w http.ResponseWriter, r *http.Request) {
 	var to string
 	switch r.PostFormValue("decision") {
 	case "approve":
+		phones, bad := p.grantPhones(r.PostForm["phone"], r.PostFormValue("phones_shown") != "")
+		if bad != "" {
+			p.message(w, r, http.StatusBadRequest, "Not allowed yet", bad, "", "")
+			return
+		}
 		var err error
-		to, err = p.cfg.OAuth.ApproveAuthorize(r.Context(), req, oauth.Life(r.PostFormValue("life")))
+		to, err = p.cfg.OAuth.ApproveAuthorizeOn(r.Context(), req, oauth.Life(r.PostFormValue("life")), phones)
 		if errors.Is(err, oauth.ErrBadLife) {
 			p.message(w, r, http.StatusBadRequest, "Choose how long",
 				"Choose how long the access lasts: 24 hours, 30 days renewed on use, or until you remove it. Go back and try again.", "", "")
@@ -56,7 +63,7 @@ func (p *Pages) authorizePost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.approveMarks(r, req.ClientID, req.ClientName)
-		p.log.Info("owner: approved app", "client_id", req.ClientID, "redirect_host", req.RedirectHost())
+		p.log.Info("owner: approved app", "client_id", req.ClientID, "redirect_host", req.RedirectHost(), "phones", phones)
 	case "deny":
 		to = p.cfg.OAuth.DenyAuthorize(req)
 		p.log.Info("owner: denied app", "client_id", req.ClientID)

@@ -297,3 +297,55 @@ func TestApproveForSomePhones(t *testing.T) {
 		t.Error("a box of one phone shows a grant's phones")
 	}
 }
+
+// An app signing in through the browser on a box of several phones gets
+// the same choice of phones as Access's approve form: every one ticked
+// by default, none ticked refused with the page's own words, and the
+// grant reaching only the phones ticked.
+func TestConsentForSomePhones(t *testing.T) {
+	t.Parallel()
+	f := newFarm(t)
+	const redirect = "http://127.0.0.1:49152/callback"
+	id := register(t, f.box, "Agent App", redirect)
+	q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {redirect}, "scope": {"phone:read"},
+		"state": {"s"}, "code_challenge": {pkce("a-long-enough-code-verifier-for-pkce-0123456789")}, "code_challenge_method": {"S256"}}
+	authURL := "/oauth/authorize?" + q.Encode()
+	page := mustGet(t, f.c, f.url, authURL)
+	if strings.Count(page, `type="checkbox" name="phone"`) != 3 || !strings.Contains(page, `value="sim-2" checked`) || !strings.Contains(page, "Phones it may use") {
+		t.Fatalf("the consent page does not offer every phone, ticked: %s", ownertest.Text(page))
+	}
+	decide := func(phones ...string) (*http.Response, string) {
+		t.Helper()
+		form := url.Values{"csrf": {ownertest.FormToken(page)}, "decision": {"approve"}, "life": {"24h"}, "phones_shown": {"1"}, "phone": phones}
+		return ownertest.PostForm(t, noRedirect(f.c), f.url, authURL, form)
+	}
+	if res, body := decide(); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Tick at least one phone") {
+		t.Fatalf("allowing with no phone ticked = %d: %s", res.StatusCode, ownertest.Text(body))
+	}
+	if res, body := decide("sim-9"); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "no phone") {
+		t.Fatalf("allowing for an unknown phone = %d: %s", res.StatusCode, ownertest.Text(body))
+	}
+	res, body := decide("sim-2")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("allowing for sim-2 = %d: %s", res.StatusCode, ownertest.Text(body))
+	}
+	if a := postToken(t, f.box, url.Values{"grant_type": {"authorization_code"}, "code": {mustCode(t, res)}, "redirect_uri": {redirect}, "client_id": {id},
+		"code_verifier": {"a-long-enough-code-verifier-for-pkce-0123456789"}}); a.AccessToken == "" {
+		t.Fatalf("code exchange: %+v", a)
+	}
+	clients, err := f.oauth.Clients(t.Context())
+	if err != nil || len(clients) != 1 || strings.Join(clients[0].Phones, " ") != "sim-2" {
+		t.Fatalf("the grant's phones = %+v, %v", clients, err)
+	}
+	if page := mustGet(t, f.c, f.url, "/access"); !strings.Contains(page, `<dd class="grant-phones">sim-2</dd>`) {
+		t.Errorf("Access does not show the grant's phones: %s", ownertest.Text(page))
+	}
+
+	// A box of one phone offers no choice on the consent page.
+	one, oc := claimedBox(t, boxOpts{})
+	id1 := register(t, one, "Single App", redirect)
+	q.Set("client_id", id1)
+	if page := mustGet(t, oc, one.url, "/oauth/authorize?"+q.Encode()); strings.Contains(page, "Phones it may use") {
+		t.Error("a box of one phone offers phones to pick on the consent page")
+	}
+}
