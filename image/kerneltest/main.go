@@ -13,9 +13,12 @@
 //
 //	go run ./image/kerneltest -cache .cache/vm -openlolo out/openlolo-linux-arm64 [-v] [-timeout 10m]
 //
-// The host needs qemu-system-aarch64, dpkg-deb, depmod and apt sources
-// for arm64 (dpkg --add-architecture arm64 && apt-get update); the kernel
-// and busybox packages are fetched with apt-get download into the cache.
+// The host needs qemu-system-aarch64, dpkg-deb, depmod, apt-get and
+// Debian's archive keyring. The guest's packages are the SD card's: they
+// are fetched with apt-get download into the cache through a private apt
+// configuration reading image/debian/sources.list (-sources), at the
+// versions image/debian/packages.lock pins (-pins), so the kernel under
+// test is the card's kernel whatever the host's own apt sources hold.
 package main
 
 import (
@@ -80,21 +83,44 @@ func main() {
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up after this long")
 	keep := flag.Bool("keep", false, "keep the work folder (initramfs, disk, log)")
 	openlolo := flag.String("openlolo", "out/openlolo-linux-arm64", "the box's static arm64 binary (make arm64), run in the guest")
+	sources := flag.String("sources", "image/debian/sources.list", "the apt sources the guest's packages come from")
+	pins := flag.String("pins", "image/debian/packages.lock", "the package versions to fetch (the SD card's; its kernel is the one under test)")
 	flag.Parse()
-	if err := run(*cache, *openlolo, *verbose, *timeout, *keep, os.Stdout); err != nil {
+	fetch, err := fetcher(*cache, *sources, *pins)
+	if err == nil {
+		err = run(fetch, *openlolo, *verbose, *timeout, *keep, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "kerneltest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cache, openlolo string, verbose bool, timeout time.Duration, keep bool, out io.Writer) error {
+// fetcher is the guest packages' source: the cache folder, a private apt
+// configuration on the sources file, and the pinned versions.
+func fetcher(cache, sources, pins string) (vm.Fetcher, error) {
+	cache, err := filepath.Abs(cache)
+	if err != nil {
+		return vm.Fetcher{}, err
+	}
+	sources, err = filepath.Abs(sources)
+	if err != nil {
+		return vm.Fetcher{}, err
+	}
+	if _, err := os.Stat(sources); err != nil {
+		return vm.Fetcher{}, fmt.Errorf("apt sources for the guest: %w (run from the module root, or set -sources)", err)
+	}
+	p, err := vm.ReadPins(pins)
+	if err != nil {
+		return vm.Fetcher{}, fmt.Errorf("%w (run from the module root, or set -pins)", err)
+	}
+	return vm.Fetcher{Cache: cache, Apt: vm.Apt{SourceList: sources, Dir: filepath.Join(cache, "apt")}, Pins: p}, nil
+}
+
+func run(fetch vm.Fetcher, openlolo string, verbose bool, timeout time.Duration, keep bool, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
-	cache, err := filepath.Abs(cache)
-	if err != nil {
-		return err
-	}
 	work, err := os.MkdirTemp("", "kerneltest-")
 	if err != nil {
 		return err
@@ -111,11 +137,11 @@ func run(cache, openlolo string, verbose bool, timeout time.Duration, keep bool,
 	if err := buildGuest(ctx, guest); err != nil {
 		return err
 	}
-	k, err := vm.FetchKernel(ctx, cache)
+	k, err := fetch.Kernel(ctx)
 	if err != nil {
 		return err
 	}
-	bb, err := vm.FetchBusybox(ctx, cache)
+	bb, err := fetch.Busybox(ctx)
 	if err != nil {
 		return err
 	}
@@ -129,7 +155,7 @@ func run(cache, openlolo string, verbose bool, timeout time.Duration, keep bool,
 	if err := writeIPhoneKeys(iPhoneKey, pairRecord); err != nil {
 		return err
 	}
-	files, err := usbmuxdFiles(ctx, cache)
+	files, err := usbmuxdFiles(ctx, fetch)
 	if err != nil {
 		return err
 	}
@@ -255,10 +281,10 @@ var usbmuxdPackages = []string{"usbmuxd", "libimobiledevice6", "libplist3", "lib
 
 // usbmuxdFiles fetches usbmuxdPackages and returns the guest files they
 // bring: the daemon and every shared library, at their own paths.
-func usbmuxdFiles(ctx context.Context, cache string) (map[string]string, error) {
+func usbmuxdFiles(ctx context.Context, fetch vm.Fetcher) (map[string]string, error) {
 	files := map[string]string{}
 	for _, pkg := range usbmuxdPackages {
-		root, err := vm.FetchPackage(ctx, cache, pkg)
+		root, err := fetch.Package(ctx, pkg)
 		if err != nil {
 			return nil, fmt.Errorf("usbmuxd for the guest: %w", err)
 		}

@@ -115,8 +115,34 @@ func TestIPhoneKeys(t *testing.T) {
 func TestNoBinary(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
-	err := run(t.TempDir(), filepath.Join(t.TempDir(), "missing"), false, time.Minute, false, &out)
+	err := run(vm.Fetcher{Cache: t.TempDir()}, filepath.Join(t.TempDir(), "missing"), false, time.Minute, false, &out)
 	if err == nil || !strings.Contains(err.Error(), "make arm64") {
 		t.Errorf("run without the binary = %v, want an error naming make arm64", err)
+	}
+}
+
+// TestFetcherNeedsItsFiles: a missing sources file or pin list stops the
+// run at once and says where to run from.
+func TestFetcherNeedsItsFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sources := filepath.Join(dir, "sources.list")
+	if err := os.WriteFile(sources, []byte("deb http://deb.debian.org/debian bookworm main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ sources, pins string }{
+		{filepath.Join(dir, "none.list"), "../debian/packages.lock"},
+		{sources, filepath.Join(dir, "none.lock")},
+	} {
+		if _, err := fetcher(dir, tc.sources, tc.pins); err == nil || !strings.Contains(err.Error(), "module root") {
+			t.Errorf("fetcher(%s, %s) = %v, want an error naming the module root", tc.sources, tc.pins, err)
+		}
+	}
+	f, err := fetcher(dir, sources, "../debian/packages.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Pins["busybox-static"] == "" || f.Apt.SourceList != sources {
+		t.Errorf("fetcher = %+v, want the card's pins and the private sources", f)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestBoot boots the real Debian arm64 kernel with a busybox initramfs
+// TestBoot boots the SD card's Debian arm64 kernel with a busybox initramfs
 // that loads one module and writes a tar to the virtio disk. It needs the
 // network or a filled cache: set OPENLOLO_VM_CACHE to the cache folder
 // (make test-kernel uses .cache/vm).
@@ -20,11 +20,20 @@ func TestBoot(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	k, err := FetchKernel(ctx, cache)
+	pins, err := ReadPins("../debian/packages.lock")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bb, err := FetchBusybox(ctx, cache)
+	sources, err := filepath.Abs("../debian/sources.list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Fetcher{Cache: cache, Apt: Apt{SourceList: sources, Dir: filepath.Join(cache, "apt")}, Pins: pins}
+	k, err := f.Kernel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := f.Busybox(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 // Package vm boots a Debian arm64 kernel under QEMU for tests: it fetches
-// the kernel and busybox from apt into a cache folder, builds a cpio
+// the kernel and busybox from apt into a cache folder (at pinned versions,
+// through a private apt configuration, when asked), builds a cpio
 // initramfs holding busybox, the kernel modules a test needs (with their
 // dependencies resolved from modules.dep) and any test files, boots it
 // with qemu-system-aarch64 -M virt, and returns the serial console log.
@@ -8,8 +9,11 @@
 //
 // # Typical use
 //
-//	k, err := vm.FetchKernel(ctx, cacheDir)        // linux-image-*-arm64, depmod'ed
-//	bb, err := vm.FetchBusybox(ctx, cacheDir)      // busybox-static:arm64
+//	pins, err := vm.ReadPins("image/debian/packages.lock")
+//	f := vm.Fetcher{Cache: cacheDir, Pins: pins,
+//		Apt: vm.Apt{SourceList: "/abs/image/debian/sources.list", Dir: cacheDir + "/apt"}}
+//	k, err := f.Kernel(ctx)   // the pinned linux-image-*-arm64, depmod'ed
+//	bb, err := f.Busybox(ctx) // busybox-static:arm64
 //	err = vm.BuildInitramfs(vm.Initramfs{
 //		Kernel:  k,
 //		Busybox: bb,
@@ -30,7 +34,9 @@
 // only recommends: -M virt adds a PCI network card whose option ROM that
 // package brings), dpkg-deb, apt-get, depmod (kmod), and apt sources for
 // arm64 (scripts/deps.sh installs all of it). A missing command or QEMU
-// data file is reported with the package that brings it.
+// data file is reported with the package that brings it. A private apt
+// configuration needs only Debian's archive keyring; the host's apt
+// sources need arm64 added:
 //
 //	dpkg --add-architecture arm64 && apt-get update
 //

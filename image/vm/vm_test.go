@@ -6,7 +6,9 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -319,5 +321,121 @@ func TestRunNeedsKernel(t *testing.T) {
 	t.Parallel()
 	if _, err := Run(context.Background(), Config{}); err == nil {
 		t.Fatal("Run without a kernel succeeded")
+	}
+}
+
+func TestParsePins(t *testing.T) {
+	t.Parallel()
+	got, err := parsePins("p", "# comment\n\nlinux-image-6.1.0-57-arm64 6.1.192-3\n busybox-static 1:1.35.0-4+deb12u1+b1 \n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"linux-image-6.1.0-57-arm64": "6.1.192-3", "busybox-static": "1:1.35.0-4+deb12u1+b1"}
+	if !maps.Equal(got, want) {
+		t.Errorf("parsePins = %v, want %v", got, want)
+	}
+	for _, bad := range []string{"lonely\n", "a 1 extra\n", "a 1\na 2\n"} {
+		if _, err := parsePins("p", bad); err == nil || !strings.Contains(err.Error(), "p:") {
+			t.Errorf("parsePins(%q) = %v, want an error naming the file and line", bad, err)
+		}
+	}
+}
+
+// TestCardPins: the card's package list names exactly one kernel, the
+// one the kernel test boots.
+func TestCardPins(t *testing.T) {
+	t.Parallel()
+	pins, err := ReadPins("../debian/packages.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Fetcher{Cache: t.TempDir(), Pins: pins}.kernelPackage(context.Background())
+	if err != nil || !strings.HasPrefix(got, "linux-image-6.") {
+		t.Errorf("kernel of the card's pins = %q, %v", got, err)
+	}
+}
+
+func TestKernelPackageTwoPins(t *testing.T) {
+	t.Parallel()
+	f := Fetcher{Cache: t.TempDir(), Pins: map[string]string{"linux-image-6.1.0-50-arm64": "6.1.176-1", "linux-image-6.1.0-57-arm64": "6.1.192-3"}}
+	if _, err := f.kernelPackage(context.Background()); err == nil || !strings.Contains(err.Error(), "keep one") {
+		t.Errorf("two pinned kernels = %v, want an error", err)
+	}
+}
+
+// TestFindDebVersion: a pinned version takes only its own .deb (an epoch's
+// colon is %3a in the file name); no version takes the newest name.
+func TestFindDebVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, n := range []string{"busybox-static_1%3a1.35.0-4_arm64.deb", "busybox-static_1%3a1.36.0-1_arm64.deb"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok := findDeb(dir, "busybox-static", "1:1.35.0-4"); !ok || filepath.Base(got) != "busybox-static_1%3a1.35.0-4_arm64.deb" {
+		t.Errorf("findDeb pinned = %q, %v", got, ok)
+	}
+	if _, ok := findDeb(dir, "busybox-static", "1:1.37.0-1"); ok {
+		t.Error("findDeb found a version that is not there")
+	}
+	if got, ok := findDeb(dir, "busybox-static", ""); !ok || filepath.Base(got) != "busybox-static_1%3a1.36.0-1_arm64.deb" {
+		t.Errorf("findDeb newest = %q, %v", got, ok)
+	}
+}
+
+func TestAptOptions(t *testing.T) {
+	t.Parallel()
+	if o := (Apt{}).options(); o != nil || (Apt{}).name("x") != "x:arm64" {
+		t.Errorf("host apt: options %v, name %q", o, (Apt{}).name("x"))
+	}
+	a := Apt{SourceList: "/s.list", Dir: "/c/apt"}
+	o := strings.Join(a.options(), " ")
+	for _, want := range []string{"Dir::Etc::SourceList=/s.list", "Dir::State::Lists=/c/apt/lists", "APT::Architecture=arm64"} {
+		if !strings.Contains(o, want) {
+			t.Errorf("private apt options %q lack %q", o, want)
+		}
+	}
+	if a.name("x") != "x" {
+		t.Errorf("private apt name = %q", a.name("x"))
+	}
+}
+
+// TestExtractOtherVersion: a folder unpacked from one .deb is unpacked
+// again from another (a new pin), not kept.
+func TestExtractOtherVersion(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		t.Skip("dpkg-deb not installed")
+	}
+	dir := t.TempDir()
+	deb := func(version string) string {
+		root := filepath.Join(dir, "src-"+version)
+		for p, b := range map[string]string{
+			"DEBIAN/control": "Package: p\nVersion: " + version + "\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: t\n",
+			"etc/version":    version + "\n",
+		} {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, p), []byte(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(dir, "p_"+version+"_arm64.deb")
+		if b, err := exec.Command("dpkg-deb", "--root-owner-group", "-b", root, out).CombinedOutput(); err != nil {
+			t.Fatalf("dpkg-deb -b: %v: %s", err, b)
+		}
+		return out
+	}
+	ctx := context.Background()
+	to := filepath.Join(dir, "p")
+	for _, v := range []string{"1", "2", "2"} {
+		if err := extract(ctx, deb(v), to); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(to, "etc", "version")); strings.TrimSpace(string(b)) != v {
+			t.Errorf("after extracting version %s the folder holds %q", v, b)
+		}
 	}
 }
