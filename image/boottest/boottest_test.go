@@ -191,3 +191,46 @@ func TestResults(t *testing.T) {
 		t.Errorf("lines = %q", b.String())
 	}
 }
+
+func TestPrintkTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line string
+		want time.Duration
+		ok   bool
+	}{
+		{"[    8.387120] list_del corruption.", 8387120 * time.Microsecond, true},
+		{"[    0.000000] Booting Linux on physical CPU 0x0", 0, true},
+		{"[12345.000001] x", 12345*time.Second + time.Microsecond, true},
+		{"LAN URL: https://x.local/", 0, false},
+		{"[   1.0] short fraction", 0, false},
+		{"[ abc.123456] not a number", 0, false},
+		{"[    1.000000 no bracket", 0, false},
+	} {
+		got, ok := printkTime(tc.line)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("printkTime(%q) = %v, %v; want %v, %v", tc.line, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestConsoleKernelStart: the kernel's start is the earliest estimate
+// from its timestamped lines; without one there is none.
+func TestConsoleKernelStart(t *testing.T) {
+	t.Parallel()
+	c := newConsole(nil)
+	if _, ok := c.kernelStart(); ok {
+		t.Fatal("a kernel start before any kernel line")
+	}
+	before := time.Now()
+	fmt.Fprintf(c, "[   0.50] [    3.000000] late line\n[   0.60] Fingerprint:  ab12\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.wait(ctx, "Fingerprint:"); err != nil {
+		t.Fatal(err)
+	}
+	k, ok := c.kernelStart()
+	if !ok || k.After(before.Add(-3*time.Second+time.Second)) || k.Before(before.Add(-4*time.Second)) {
+		t.Errorf("kernel start = %v (ok %v), want about 3 s before %v", k, ok, before)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ type console struct {
 	pw      *io.PipeWriter
 	echo    io.Writer
 	start   time.Time
+	// kernel is the host time the guest kernel started, estimated from
+	// its printk timestamps (zero until a timestamped line arrives).
+	kernel time.Time
 }
 
 // newConsole returns a console; echo, when not nil, gets every line.
@@ -44,7 +48,15 @@ func (c *console) add(line string) {
 	if i := strings.Index(line, "] "); strings.HasPrefix(line, "[") && i > 0 {
 		line = line[i+2:]
 	}
+	now := time.Now()
 	c.mu.Lock()
+	if ts, ok := printkTime(line); ok {
+		// A line is read some time after the kernel stamped it, so the
+		// earliest estimate is the closest to the real start.
+		if k := now.Add(-ts); c.kernel.IsZero() || k.Before(c.kernel) {
+			c.kernel = k
+		}
+	}
 	c.lines = append(c.lines, line)
 	close(c.changed)
 	c.changed = make(chan struct{})
@@ -52,6 +64,37 @@ func (c *console) add(line string) {
 	if c.echo != nil {
 		fmt.Fprintf(c.echo, "  | %6.1fs %s\n", time.Since(c.start).Seconds(), line)
 	}
+}
+
+// kernelStart returns the host time the guest kernel started and
+// whether any timestamped kernel line has been seen.
+func (c *console) kernelStart() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.kernel, !c.kernel.IsZero()
+}
+
+// printkTime parses the timestamp of a kernel log line,
+// "[   12.345678] text", as the time since the kernel started.
+func printkTime(line string) (time.Duration, bool) {
+	rest, ok := strings.CutPrefix(line, "[")
+	if !ok {
+		return 0, false
+	}
+	stamp, _, ok := strings.Cut(rest, "]")
+	if !ok {
+		return 0, false
+	}
+	sec, frac, ok := strings.Cut(strings.TrimSpace(stamp), ".")
+	if !ok || len(frac) != 6 {
+		return 0, false
+	}
+	s, err1 := strconv.ParseUint(sec, 10, 32)
+	us, err2 := strconv.ParseUint(frac, 10, 32)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(s)*time.Second + time.Duration(us)*time.Microsecond, true
 }
 
 // find returns the first line from index from on that contains text, and

@@ -147,6 +147,9 @@ func (t *test) up(ctx context.Context, label string) (*machine, *client, bool) {
 		st, body, _, err := cl.get(wctx, "/healthz")
 		if err == nil && st == 200 {
 			t.r.figure(label+" boot to HTTPS ready (-M virt, TCG)", "%.1f s", time.Since(m.start).Seconds())
+			if k, ok := m.con.kernelStart(); ok {
+				t.r.figure(label+" kernel start to HTTPS ready (-M virt, TCG)", "%.1f s", time.Since(k).Seconds())
+			}
 			t.r.check(label+": /healthz answers over HTTPS with the pinned certificate ("+t.name+")", nil)
 			return m, cl, true
 		}
@@ -419,6 +422,9 @@ func (t *test) raspi3b(ctx context.Context) {
 		err = fmt.Errorf("%w; console ends:\n%s", err, tail(m.con.text(), 25))
 	}
 	t.r.figure("raspi3b boot to serve ready (TCG)", "%.1f s", time.Since(m.start).Seconds())
+	if k, ok := m.con.kernelStart(); ok {
+		t.r.figure("raspi3b kernel start to serve ready (TCG)", "%.1f s", time.Since(k).Seconds())
+	}
 	t.r.check("raspi3b: openlolo serve starts", err)
 	t.r.check("raspi3b: stage 1 found root A on the SD card (mmcblk0p2)", consoleHas(m.con, "openlolo-stage1: root PARTUUID=", "-> /dev/mmcblk0p2"))
 	t.r.check("raspi3b: the data partition grew on first boot", consoleHas(m.con, "openlolo: data: filesystem grown"))
