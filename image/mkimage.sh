@@ -23,7 +23,6 @@ OUT=${OUT:-$top/out}
 CACHE=${CACHE:-$top/.cache/image}
 WORK=${WORK:-$CACHE/work}
 OPENLOLO_BIN=${OPENLOLO_BIN:-$top/out/openlolo-linux-arm64}
-KVER=6.1.0-57-arm64
 
 die() { echo "mkimage: $*" >&2; exit 1; }
 step() { echo "mkimage: $*"; }
@@ -40,6 +39,10 @@ aptinit() {
   [ -n "$(ls "$aptdir/lists" | grep Packages)" ] || apt-get $aptopts -qq update || die "apt-get update failed (network? sources in image/debian/sources.list)"
 }
 pinned() { grep -v '^[[:space:]]*#' "$pins" | grep -v '^[[:space:]]*$'; }
+# The kernel is the one linux-image-*-arm64 the list pins (the kernel test
+# boots the same one).
+KVER=$(pinned | awk '$1 ~ /^linux-image-.*-arm64$/ { sub(/^linux-image-/, "", $1); print $1 }')
+case "$KVER" in ''|*[!A-Za-z0-9.-]*) die "$pins must pin exactly one linux-image-*-arm64 package (found: '$KVER')";; esac
 
 if [ "${1:-}" = "--print-candidates" ]; then
   aptinit; apt-get $aptopts -qq update
