@@ -17,6 +17,7 @@ type fakeControl struct {
 	mu        sync.Mutex
 	paused    bool
 	nPause    int
+	nResume   int
 	holder    string
 	owner     bool // the owner holds control (holder names it)
 	recent    []owner.Activity
@@ -45,6 +46,7 @@ func (f *fakeControl) Resume(ctx context.Context, by string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.paused = false
+	f.nResume++
 	return nil
 }
 

@@ -243,6 +243,14 @@ func TestOwnerPausesEveryPhone(t *testing.T) {
 	if !f.boxCtl.Lease().Paused || res.Request.URL.Query().Get("done") != "paused-all" || !strings.Contains(page, "Every phone&#39;s control is paused") {
 		t.Fatalf("pause-all: box paused %v, at %s: %s", f.boxCtl.Lease().Paused, res.Request.URL, ownertest.Text(page))
 	}
+	f.boxCtl.mu.Lock()
+	resumed := f.boxCtl.nResume
+	f.boxCtl.mu.Unlock()
+	if resumed != 0 {
+		// Resuming first would let queued agent input through and give
+		// the owner's Take over back, on the emergency stop.
+		t.Errorf("pause-all resumed the box %d times on its way to pausing", resumed)
+	}
 	ownertest.PostForm(t, f.c, f.url, "/status/resume-all", url.Values{"csrf": {tok}})
 	if f.boxCtl.Lease().Paused {
 		t.Error("resume-all left the box paused")

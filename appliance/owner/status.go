@@ -156,13 +156,7 @@ func (p *Pages) pauseResume(w http.ResponseWriter, r *http.Request, pause bool) 
 			"This box has no control service running, so there is nothing to pause or resume.", "Status", "/status")
 		return
 	}
-	var err error
-	done := "resumed"
-	if pause {
-		err, done = pp.control.Pause(r.Context(), "owner"), "paused"
-	} else {
-		err = pp.control.Resume(r.Context(), "owner")
-	}
+	done, err := pauseOrResume(r.Context(), pp.control, pause, "paused", "resumed")
 	if err != nil {
 		p.log.Warn("owner: "+done, "err", err)
 		p.message(w, r, http.StatusConflict, "Not done", "The box could not do that: "+err.Error(), "Status", "/status")
@@ -179,16 +173,23 @@ func (p *Pages) pauseAll(w http.ResponseWriter, r *http.Request) { p.boxPauseRes
 // resumeAll handles POST /status/resume-all: every phone resumes.
 func (p *Pages) resumeAll(w http.ResponseWriter, r *http.Request) { p.boxPauseResume(w, r, false) }
 
+// pauseOrResume pauses (never resuming first: that would let queued input
+// through and give the owner's Take over back) or resumes ctl for the
+// owner, and returns the done word of the outcome.
+func pauseOrResume(ctx context.Context, ctl Controller, pause bool, paused, resumed string) (string, error) {
+	if pause {
+		return paused, ctl.Pause(ctx, "owner")
+	}
+	return resumed, ctl.Resume(ctx, "owner")
+}
+
 func (p *Pages) boxPauseResume(w http.ResponseWriter, r *http.Request, pause bool) {
 	if p.cfg.Control == nil {
 		p.message(w, r, http.StatusServiceUnavailable, "Not available",
 			"This box has no control service running, so there is nothing to pause or resume.", "Status", "/status")
 		return
 	}
-	err, done := p.cfg.Control.Resume(r.Context(), "owner"), "resumed-all"
-	if pause {
-		err, done = p.cfg.Control.Pause(r.Context(), "owner"), "paused-all"
-	}
+	done, err := pauseOrResume(r.Context(), p.cfg.Control, pause, "paused-all", "resumed-all")
 	if err != nil {
 		p.log.Warn("owner: "+done, "err", err)
 		p.message(w, r, http.StatusConflict, "Not done", "The box could not do that: "+err.Error(), "Status", "/status")
