@@ -70,6 +70,9 @@ type Encoder struct {
 // encoderProbe is what QUERYCAP and ENUM_FMT said of one video node.
 type encoderProbe struct {
 	path string
+	// err is why the node could not be asked (open or VIDIOC_QUERYCAP
+	// failed: gone, busy, not permitted); the rest is then empty.
+	err  error
 	caps caps
 	// in and out are the formats of the node's OUTPUT queue (raw
 	// pictures in) and CAPTURE queue (encoded pictures out).
@@ -96,6 +99,10 @@ func (p encoderProbe) m2m() bool {
 func chooseEncoder(probes []encoderProbe) (Encoder, error) {
 	var why []string
 	for _, p := range probes {
+		if p.err != nil {
+			why = append(why, fmt.Sprintf("%s: %v", p.path, p.err))
+			continue
+		}
 		name := fmt.Sprintf("%s (%s)", p.path, p.caps.Card)
 		if !p.m2m() {
 			why = append(why, name+" is not a memory-to-memory device")
@@ -138,7 +145,7 @@ func FindEncoder(sysDir string) (Encoder, error) {
 	for _, path := range (&Device{opts: Options{SysDir: sysDir}}).candidates() {
 		p, err := probeEncoder(path)
 		if err != nil {
-			continue // gone or busy: not one to use
+			p = encoderProbe{path: path, err: err} // not one to use; the error says why
 		}
 		probes = append(probes, p)
 	}

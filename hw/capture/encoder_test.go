@@ -2,6 +2,8 @@ package capture
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -36,6 +38,8 @@ func TestChooseEncoder(t *testing.T) {
 		{name: "the first of two encoders", probes: []encoderProbe{imageEnc, {path: "/dev/video32", caps: imageEnc.caps, in: imageEnc.in, out: imageEnc.out}},
 			want: Encoder{Path: "/dev/video31", Driver: "bcm2835-codec", Card: "bcm2835-codec-encode_image", MPlane: true, Input: RGBA32, Output: JPEG}},
 		{name: "no video device", why: []string{"no video device"}},
+		{name: "a node the box may not open", probes: []encoderProbe{{path: "/dev/video31", err: fmt.Errorf("open video31: %w", os.ErrPermission)}},
+			why: []string{"/dev/video31: open video31: permission denied"}},
 		{name: "a dongle only (the sim, a Pi 5)", probes: []encoderProbe{dongle}, why: []string{"/dev/video0 (USB Video) is not a memory-to-memory device"}},
 		{name: "the decoder gives no JPEG", probes: []encoderProbe{decoder}, why: []string{"/dev/video10 (bcm2835-codec-decode) gives no JPEG"}},
 		{name: "an encoder of formats the box cannot make",
