@@ -226,10 +226,11 @@ func (e *Epoch) UnmarshalJSON(b []byte) error {
 func (Epoch) schemaTypes() []string { return []string{"string", "integer"} }
 
 // PhoneArg is the member every phone tool takes: which of the box's
-// phones the call is for. A box with one phone takes it left out; a box
-// with several answers PHONE_REQUIRED without it.
+// phones the call is for. A box with one phone, or a grant that reaches
+// one, takes it left out; otherwise the answer is PHONE_REQUIRED without
+// it.
 type PhoneArg struct {
-	Phone string `json:"phone,omitempty" doc:"The phone's id (openlolo_phones lists them); may be left out when the box has one phone."`
+	Phone string `json:"phone,omitempty" doc:"The phone's id (openlolo_phones lists them); may be left out when the box has one phone or the client's grant reaches one."`
 }
 
 // PhoneID returns the phone the call names ("" none): promoted to every

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -30,5 +31,26 @@ func TestUnsupportedTextNamesSendText(t *testing.T) {
 	_, steps := CodeUnsupportedText.Guide()
 	if len(steps) == 0 || !strings.Contains(steps[0], string(ToolSendText)) || !strings.Contains(steps[0], string(ToolCapabilities)) {
 		t.Fatalf("UNSUPPORTED_TEXT next steps %q: want %s, and %s to check it is offered", steps, ToolSendText, ToolCapabilities)
+	}
+}
+
+// TestWireDocListsEveryCode: docs/wire.md's table of codes has a row for
+// every stable code (PHONE_NOT_GRANTED once shipped without one).
+func TestWireDocListsEveryCode(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../docs/wire.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			rows = append(rows, line)
+		}
+	}
+	for _, c := range Codes() {
+		if !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "`"+string(c)+"`") }) {
+			t.Errorf("docs/wire.md has no row for %s in its table of codes", c)
+		}
 	}
 }

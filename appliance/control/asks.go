@@ -495,7 +495,13 @@ func (s *Service) askCreated(a store.Ask) {
 func (s *Service) askDecided(a store.Ask) { s.askEvent(a.State, a) }
 
 func (s *Service) askEvent(what string, a store.Ask) {
-	s.publish(api.KindAsk, a.ClientID, &api.AskEvent{Event: what, AskID: a.ID, OperationID: a.OperationID,
+	// The ask's own phone: the owner decides, and the clock expires, on
+	// the box's first view whatever phone the ask is for.
+	phone := a.Phone
+	if phone == "" {
+		phone = s.eventPhone(api.KindAsk)
+	}
+	s.publishOn(api.KindAsk, a.ClientID, phone, &api.AskEvent{Event: what, AskID: a.ID, OperationID: a.OperationID,
 		Tool: api.Tool(a.Tool), State: api.AskState(a.State), URL: a.URL})
 	if s.asks.changed != nil {
 		s.asks.changed()

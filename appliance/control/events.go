@@ -55,20 +55,26 @@ func (e *events) waiter() <-chan struct{} {
 	return e.wake
 }
 
-// publish queues an event for the log; events are written in the order
-// they were published.
+// publish queues an event about s's phone for the log; events are
+// written in the order they were published.
 func (s *Service) publish(kind api.EventKind, client string, body any) {
+	s.publishOn(kind, client, s.eventPhone(kind), body)
+}
+
+// publishOn queues an event about phone ("" for none) for the log.
+func (s *Service) publishOn(kind api.EventKind, client, phone string, body any) {
 	select {
-	case s.ev.out <- outEvent{kind: kind, client: client, phone: s.eventPhone(kind), at: s.now(), body: body}:
+	case s.ev.out <- outEvent{kind: kind, client: client, phone: phone, at: s.now(), body: body}:
 	case <-s.base.Done():
 	}
 }
 
-// eventPhone is the phone s's events of kind are about: its id on a box
-// of several phones, "" on a box of one (whose events name none, as
-// before) and for access events (a grant's, not a phone's).
+// eventPhone is the phone s's events of kind are about: its id, or ""
+// for access events (a grant's, not a phone's) and a box-wide call's.
+// The id is kept even on a box of one, so a grant limited to another
+// phone never sees them; the wire leaves it out there (readEvents).
 func (s *Service) eventPhone(kind api.EventKind) string {
-	if len(s.phones) == 1 || kind == api.KindAccess {
+	if s.box || kind == api.KindAccess {
 		return ""
 	}
 	return s.id
@@ -276,7 +282,10 @@ func (s *Service) readEvents(ctx context.Context, c Client, after int64, req Wat
 			if !kept {
 				continue
 			}
-			ev := api.Event{Kind: api.EventKind(e.Kind), TimeMS: e.At.UnixMilli(), Cursor: cursorString(e.ID), PhoneID: e.Phone}
+			ev := api.Event{Kind: api.EventKind(e.Kind), TimeMS: e.At.UnixMilli(), Cursor: cursorString(e.ID)}
+			if len(s.phones) > 1 {
+				ev.PhoneID = e.Phone // a box of one names no phone, as before
+			}
 			if err := ev.SetBody([]byte(e.Data)); err != nil {
 				s.log.Warn("control: an unreadable event in the log", "id", e.ID, "err", err)
 			}

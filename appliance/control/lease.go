@@ -230,12 +230,21 @@ func (s *Service) OwnerPauseAll(ctx context.Context, by string) error {
 }
 
 // ResumeAll is [Service.Resume] of every phone of the box.
+// On a box of several phones Activity gets one row for all of them, as
+// for [Service.OwnerPauseAll].
 func (s *Service) ResumeAll(ctx context.Context, by string) error {
-	var errs []error
+	box := len(s.phones) > 1
+	var resumed, released bool
 	for _, v := range s.Views() {
-		errs = append(errs, v.Resume(ctx, by))
+		was, rel := v.resumeOne(ctx, by, box)
+		resumed, released = resumed || was, released || rel
 	}
-	return errors.Join(errs...)
+	if box {
+		if detail := resumeDetail(resumed, released); detail != "" {
+			s.recordActionOn(ctx, "", by, "", resumeAction(resumed), "every phone: "+detail)
+		}
+	}
+	return nil
 }
 
 // pauseAll pauses the phones of views (every phone of the box, or every
@@ -304,25 +313,50 @@ func (s *Service) pauseOne(ctx context.Context, by, clientID string, owner, box 
 // lease when the owner holds it (after [Service.TakeOver]). Clients resume through
 // openlolo_control, which needs control and cannot lift the owner's pause.
 func (s *Service) Resume(ctx context.Context, by string) error {
+	s.resumeOne(ctx, by, false)
+	return nil
+}
+
+// resumeOne resumes s's phone and reports whether it was paused and
+// whether the owner's lease was released; with box set Activity is left
+// to the caller (one row for every phone).
+func (s *Service) resumeOne(ctx context.Context, by string, box bool) (was, released bool) {
 	s.mu.Lock()
-	was := s.paused
+	was = s.paused
 	if s.paused {
 		s.clearPauseLocked()
 		s.controlEventLocked("resumed", "", by)
 	}
 	// Resuming gives control back to the agents: the lease the owner
 	// held (Take over, the owner's own input) is released with it.
-	released := s.releaseOwnerLocked()
+	released = s.releaseOwnerLocked()
 	s.mu.Unlock()
+	if detail := resumeDetail(was, released); detail != "" && !box {
+		s.recordAction(ctx, by, "", resumeAction(was), detail)
+	}
+	return was, released
+}
+
+// resumeAction is the Activity action of a resume: "resume", or
+// "release" when only the owner's lease was given back.
+func resumeAction(was bool) string {
+	if was {
+		return "resume"
+	}
+	return "release"
+}
+
+// resumeDetail says in Activity what a resume did ("" for nothing).
+func resumeDetail(was, released bool) string {
 	switch {
 	case was && released:
-		s.recordAction(ctx, by, "", "resume", "resumed phone control and gave control back to the agents")
+		return "resumed phone control and gave control back to the agents"
 	case was:
-		s.recordAction(ctx, by, "", "resume", "resumed phone control")
+		return "resumed phone control"
 	case released:
-		s.recordAction(ctx, by, "", "release", "gave control back to the agents")
+		return "gave control back to the agents"
 	}
-	return nil
+	return ""
 }
 
 // recordAction writes a pause or resume to the actions log for the box

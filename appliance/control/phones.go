@@ -42,7 +42,7 @@ type phoneArgs interface{ PhoneID() string }
 func (s *Service) view(c Client, tool api.Tool, args any) (*Service, *Error) {
 	pa, ok := args.(phoneArgs)
 	if !ok {
-		return s, nil
+		return s.boxWide(), nil
 	}
 	id := pa.PhoneID()
 	if reach := s.reachable(c); id == "" && c.Phones != nil && len(reach) == 1 && len(s.phones) > 1 {
@@ -55,7 +55,7 @@ func (s *Service) view(c Client, tool api.Tool, args any) (*Service, *Error) {
 		}
 		return s, nil
 	case id == "" && tool == api.ToolPause:
-		return s, nil
+		return s.boxWide(), nil
 	case id == "":
 		return nil, s.phoneRequired(c, "the box has %d phones; name one as phone", len(s.phones))
 	}
@@ -95,6 +95,14 @@ func (s *Service) reachableIDs(c Client) []string {
 func (s *Service) phoneRequired(c Client, format string, args ...any) *Error {
 	e := api.Errorf(api.CodePhoneRequired, format, args...)
 	e.NextSteps = append([]string{"call again with phone set to one of: " + strings.Join(s.reachableIDs(c), ", ")}, e.NextSteps...)
+	return e
+}
+
+// noneReachable is PHONE_NOT_GRANTED for a grant that reaches none of
+// the box's phones (it was limited to phones no longer attached).
+func (s *Service) noneReachable(c Client) *Error {
+	e := api.Errorf(api.CodePhoneNotGranted, "none of the phones this client's grant reaches (%s) is attached to the box", strings.Join(c.Phones, ", "))
+	e.NextSteps = append([]string{"attach one of those phones, or ask the owner to approve this client again for the box's phones (the box page's Access)"}, e.NextSteps...)
 	return e
 }
 

@@ -217,6 +217,18 @@ func TestPausePerPhone(t *testing.T) {
 			t.Errorf("%s is still paused after ResumeAll", v.ID())
 		}
 	}
+	if acts, err = svc.RecentActions(ctx, 20); err != nil {
+		t.Fatal(err)
+	}
+	var resumes []string
+	for _, a := range acts {
+		if a.Action == "resume" && a.Actor == "owner" {
+			resumes = append(resumes, a.Phone)
+		}
+	}
+	if len(resumes) != 1 || resumes[0] != "" {
+		t.Errorf("ResumeAll's Activity rows are for phones %q, want one box-wide row", resumes)
+	}
 
 	// A client's pause naming no phone pauses them all, box-wide.
 	svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolPause, Args: api.PauseArgs{}})
@@ -336,5 +348,124 @@ func TestWatchPhone(t *testing.T) {
 	}
 	if out := watch(all, api.WatchArgs{Phones: []string{"sim-1", "sim-9"}}).Outcome; codeOf(out) != api.CodePhoneRequired {
 		t.Errorf("a watch of a phone the box lacks: %+v", out)
+	}
+}
+
+// A grant limited to sim-2 hears the owner's decision on its own ask on
+// sim-2 (the owner decides on the box's first view, sim-1), and the
+// events of its own box-wide pause; never those of another phone.
+func TestWatchAskAndBoxEventsOfALimitedGrant(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := threePhones(t)
+	c := control.Client{ID: "lim", Name: "sim-2 only", Phones: []string{"sim-2"}}
+	wait, hold := 0, 2000
+	watch := func(cursor string, ms *int) *api.WatchResult {
+		out := svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolWatch, Args: api.WatchArgs{Cursor: cursor, WaitMS: ms}})
+		if out.Status != api.StatusOK {
+			t.Fatalf("watch: %+v", out.Error)
+		}
+		return out.Result.(*api.WatchResult)
+	}
+	from := watch("", &wait).Cursor
+	ask := svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolLaunchApp,
+		Args: api.LaunchAppArgs{BundleID: "com.apple.Preferences", InputOptions: api.InputOptions{OperationID: "22222222-2222-4222-8222-222222222222"}}})
+	if ask.Outcome.Ask == nil {
+		t.Fatalf("launch on sim-2: %+v, want an ask", ask.Outcome)
+	}
+	if _, err := svc.DecideAsk(ctx, ask.Outcome.Ask.ID, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if out := svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolPause, Args: api.PauseArgs{}}); out.Status != api.StatusOK {
+		t.Fatalf("pause: %+v", out.Error)
+	}
+	var asks []string
+	ops := 0
+	at := from
+	for range 20 {
+		if slices.Contains(asks, "denied") && ops > 0 {
+			break
+		}
+		w := watch(at, &hold)
+		for _, e := range w.Events {
+			if e.PhoneID != "" && e.PhoneID != "sim-2" {
+				t.Errorf("a grant of sim-2 got an event of %s: %+v", e.PhoneID, e)
+			}
+			switch b := e.Body().(type) {
+			case *api.AskEvent:
+				asks = append(asks, b.Event)
+			case *api.OperationEvent:
+				if b.Tool == api.ToolPause {
+					ops++
+				}
+			}
+		}
+		at = w.Cursor
+	}
+	if !slices.Contains(asks, "created") || !slices.Contains(asks, "denied") {
+		t.Errorf("the ask's events seen by its client: %v, want created and denied", asks)
+	}
+	if ops == 0 {
+		t.Error("the client's own box-wide pause left no operation event in its watch")
+	}
+}
+
+// A grant limited to a phone the box no longer has (approved when it had
+// several) watches none of the events of the one phone it has now; a
+// grant of that phone sees them, without a phone id (a box of one names
+// none, as before).
+func TestWatchBoxOfOneLimitedGrant(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t)
+	svc, err := control.New(ctx, control.Config{Store: st, Phones: []control.Attached{{ID: "sim-1", Phone: controltest.New(nil)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := control.Client{ID: "other", Name: "sim-2 only", Phones: []string{"sim-2"}}
+	mine := control.Client{ID: "mine", Name: "sim-1 only", Phones: []string{"sim-1"}}
+	wait, hold := 0, 2000
+	watch := func(c control.Client, cursor string, ms *int) *api.WatchResult {
+		out := svc.Invoke(ctx, control.Request{Client: c, Tool: api.ToolWatch, Args: api.WatchArgs{Cursor: cursor, WaitMS: ms}})
+		if out.Status != api.StatusOK {
+			t.Fatalf("watch: %+v", out.Error)
+		}
+		return out.Result.(*api.WatchResult)
+	}
+	fromOther, fromMine := watch(other, "", &wait).Cursor, watch(mine, "", &wait).Cursor
+	if err := svc.OwnerPause(ctx, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	var seen []api.Event
+	at := fromMine
+	for range 10 {
+		w := watch(mine, at, &hold)
+		seen = append(seen, w.Events...)
+		if len(seen) > 0 {
+			break
+		}
+		at = w.Cursor
+	}
+	if len(seen) == 0 || seen[0].PhoneID != "" {
+		t.Fatalf("a grant of the only phone watched %+v, want its control event without a phone id", seen)
+	}
+	if got := watch(other, fromOther, &wait).Events; len(got) != 0 {
+		t.Errorf("a grant of another phone watched %+v", got)
+	}
+}
+
+// A pause naming no phone from a grant that reaches none of the box's
+// phones (limited to one since unplugged) is refused: answering paused
+// would say the emergency stop worked when it stopped nothing.
+func TestPauseOfAGrantOfNoAttachedPhone(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := threePhones(t)
+	gone := control.Client{ID: "gone", Name: "an unplugged phone's", Phones: []string{"sim-9"}}
+	out := svc.Invoke(ctx, control.Request{Client: gone, Tool: api.ToolPause, Args: api.PauseArgs{}}).Outcome
+	if codeOf(out) != api.CodePhoneNotGranted || !strings.Contains(out.Error.Message, "sim-9") || len(out.Error.NextSteps) == 0 {
+		t.Errorf("pause by a grant of no attached phone: %+v", out)
+	}
+	for _, v := range svc.Views() {
+		if v.Lease().Paused {
+			t.Errorf("%s paused by a grant that does not reach it", v.ID())
+		}
 	}
 }

@@ -123,6 +123,9 @@ type Run struct {
 type Service struct {
 	*core
 	*phoneSlot
+	// box marks the view of a box-wide call (a tool that is no phone's,
+	// or openlolo_pause naming none): its events name no phone.
+	box bool
 }
 
 // core is the state every phone of the box shares.
@@ -287,6 +290,11 @@ const soleID = "phone-1"
 
 // on is p's view of the box.
 func (s *Service) on(p *phoneSlot) *Service { return &Service{core: s.core, phoneSlot: p} }
+
+// boxWide is s as the view of a box-wide call.
+func (s *Service) boxWide() *Service {
+	return &Service{core: s.core, phoneSlot: s.phoneSlot, box: true}
+}
 
 // ID is the id of the phone this view drives.
 func (s *Service) ID() string { return s.id }

@@ -199,6 +199,10 @@ func (s *Service) PauseInput(ctx context.Context, c Client, a api.PauseArgs) Rep
 		return reply(Refuse[api.PauseResult](e))
 	}
 	a.OperationID = ""
+	if a.Phone == "" && len(s.phones) > 1 && len(s.reachable(c)) == 0 {
+		// Saying paused while pausing nothing would mislead the caller.
+		return reply(Refuse[api.PauseResult](s.noneReachable(c)))
+	}
 	return reply(Do(ctx, s, Call[api.PauseResult]{Client: c, Tool: api.ToolPause, OperationID: id, Args: a,
 		Run: func(ctx context.Context) (*api.PauseResult, error) {
 			// Naming no phone on a box of several pauses every phone
