@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -157,12 +158,7 @@ func (f *Fleet) Box(id string) (*FleetBox, bool) {
 // within a few seconds, or refuses, is listed in Boxes with the error and
 // contributes no phones; it is not an error of the listing.
 func (f *Fleet) Phones(ctx context.Context) (*FleetPhones, error) {
-	per := make([]FleetPhones, len(f.boxes))
-	var wg sync.WaitGroup
-	for i, b := range f.boxes {
-		wg.Go(func() { per[i] = b.phones(ctx) })
-	}
-	wg.Wait()
+	per := eachBox(f.boxes, func(b *FleetBox) FleetPhones { return b.phones(ctx) })
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sdk: list the fleet's phones: %w", err)
 	}
@@ -175,6 +171,46 @@ func (f *Fleet) Phones(ctx context.Context) (*FleetPhones, error) {
 	f.listed, f.at = out, f.now()
 	f.mu.Unlock()
 	return out, nil
+}
+
+// eachBox runs fn on every box at once and returns its answers in box
+// order.
+func eachBox[T any](boxes []*FleetBox, fn func(*FleetBox) T) []T {
+	out := make([]T, len(boxes))
+	var wg sync.WaitGroup
+	for i, b := range boxes {
+		wg.Go(func() { out[i] = fn(b) })
+	}
+	wg.Wait()
+	return out
+}
+
+// firstAnswer asks every box at once, each for at most fleetListTimeout,
+// and returns the first good answer without waiting for the others (their
+// requests are cancelled). When none answers, errs says why, box by box.
+func firstAnswer[T any](ctx context.Context, boxes []*FleetBox, ask func(context.Context, *FleetBox) (T, error)) (v T, errs []string) {
+	ctx, cancel := context.WithTimeout(ctx, fleetListTimeout)
+	defer cancel()
+	type answer struct {
+		v   T
+		err error
+		box string
+	}
+	ch := make(chan answer, len(boxes)) // the losers never block
+	for _, b := range boxes {
+		go func() {
+			v, err := ask(ctx, b)
+			ch <- answer{v, err, b.ID}
+		}()
+	}
+	for range boxes {
+		a := <-ch
+		if a.err == nil {
+			return a.v, nil
+		}
+		errs = append(errs, a.box+": "+a.err.Error())
+	}
+	return v, errs
 }
 
 // phones is one box's part of a listing.
@@ -240,8 +276,11 @@ func (f *Fleet) cachedPhones(ctx context.Context) (*FleetPhones, error) {
 }
 
 // route finds the box of fleet phone id and the phone's id on it. An id
-// left out names the fleet's only phone; anything else that is not a
-// box/phone id of a known box is PHONE_REQUIRED naming the phones.
+// left out names the fleet's only phone, when every box answered the
+// listing (a box that did not may hold others: a call naming no phone
+// must not land on whichever phone happens to answer); anything else that
+// is not a box/phone id of a known box is PHONE_REQUIRED naming the
+// phones.
 func (f *Fleet) route(ctx context.Context, id string) (*FleetBox, string, *api.Error) {
 	if boxID, local, ok := strings.Cut(id, "/"); ok && local != "" {
 		if b, ok := f.Box(boxID); ok {
@@ -252,7 +291,7 @@ func (f *Fleet) route(ctx context.Context, id string) (*FleetBox, string, *api.E
 	if err != nil {
 		return nil, "", api.Errorf(api.CodeCancelled, "%v", err)
 	}
-	if id == "" && len(l.Phones) == 1 {
+	if id == "" && len(l.Phones) == 1 && len(silent(l.Boxes)) == 0 {
 		p := l.Phones[0]
 		b, _ := f.Box(p.Box)
 		return b, p.LocalID(), nil
@@ -267,6 +306,9 @@ func phoneRequired(l *FleetPhones, id string) *api.Error {
 	switch {
 	case id != "":
 		e = api.Errorf(api.CodePhoneRequired, "the fleet has no phone %q; phone ids are box/phone, as openlolo_phones lists them", api.Clip(id))
+	case len(silent(l.Boxes)) > 0:
+		e = api.Errorf(api.CodePhoneRequired, "box %s did not answer the listing, so a call naming no phone cannot tell which phone it means (%s); name one as phone",
+			strings.Join(silent(l.Boxes), ", "), boxSummary(l.Boxes))
 	case len(l.Phones) == 0:
 		e = api.Errorf(api.CodePhoneRequired, "no box of the fleet listed a phone (%s)", boxSummary(l.Boxes))
 	default:
@@ -292,6 +334,17 @@ func (f *Fleet) unknownPhone(ctx context.Context, id string) *api.Error {
 	return phoneRequired(l, id)
 }
 
+// silent are the ids of the boxes that did not answer a listing.
+func silent(boxes []BoxState) []string {
+	var ids []string
+	for _, b := range boxes {
+		if !b.Reachable {
+			ids = append(ids, b.ID)
+		}
+	}
+	return ids
+}
+
 // boxSummary says which boxes answered a listing.
 func boxSummary(boxes []BoxState) string {
 	parts := make([]string, len(boxes))
@@ -302,6 +355,45 @@ func boxSummary(boxes []BoxState) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// BoxPause is one box's part of a pause of the whole fleet: paused, or
+// the error of a box that did not answer, refused, or answered without
+// pausing.
+type BoxPause struct {
+	ID     string     `json:"id"`
+	Paused bool       `json:"paused"`
+	Error  *api.Error `json:"error,omitempty"`
+}
+
+// Pause is the fleet's emergency stop: openlolo_pause naming no phone on
+// every box at once, which pauses every phone each box's grant reaches.
+// It returns each box's answer in box order. A box that does not answer
+// within a few seconds, or refuses, is listed with its error and holds up
+// none of the others, which are paused all the same.
+func (f *Fleet) Pause(ctx context.Context) []BoxPause { return f.pause(ctx, nil) }
+
+// pause is Pause with the caller's arguments (an operation_id goes to
+// every box, each of which runs it at most once; phone is left out).
+func (f *Fleet) pause(ctx context.Context, args map[string]any) []BoxPause {
+	return eachBox(f.boxes, func(b *FleetBox) BoxPause {
+		ctx, cancel := context.WithTimeout(ctx, fleetListTimeout)
+		defer cancel()
+		a := maps.Clone(args)
+		delete(a, "phone")
+		res, err := b.Client.Mutate(ctx, string(api.ToolPause), a)
+		var p *api.PauseResult
+		if err == nil {
+			p, err = Decode[api.PauseResult](res)
+		}
+		switch {
+		case err != nil:
+			return BoxPause{ID: b.ID, Error: b.unavailable(err)}
+		case !p.Paused:
+			return BoxPause{ID: b.ID, Error: api.Errorf(api.CodeOutcomeUnknown, "box %s answered %s without saying it paused", b.ID, res.Outcome.Status)}
+		}
+		return BoxPause{ID: b.ID, Paused: true}
+	})
 }
 
 // Phone is one phone of a fleet: calls through it go to its box, naming

@@ -22,12 +22,15 @@ const FleetServerName = "openlolo-fleet"
 // lists them); openlolo_phones lists the phones of every box under fleet
 // ids box/phone, and every phone tool's phone takes such an id and goes
 // to that box with its grant and pinned certificate. With one phone in
-// the whole fleet phone may be left out; with several, the answer is
-// PHONE_REQUIRED naming them. The tools that name no phone
-// (openlolo_watch, openlolo_operation_status, openlolo_cancel, the app
-// profiles) take a box argument instead, which may be left out when the
-// fleet has one box. A box that does not answer makes the calls to its
-// phones PHONE_UNAVAILABLE and holds up no other box's.
+// the whole fleet (every box answering) phone may be left out; otherwise
+// the answer is PHONE_REQUIRED naming the phones and any box that did not
+// answer. openlolo_pause naming no phone pauses every box at once
+// (Fleet.Pause). The tools that name no phone (openlolo_watch,
+// openlolo_operation_status, openlolo_cancel, the app profiles) take a
+// box argument instead, which may be left out when the fleet has one box
+// (or, for openlolo_watch, when its phones name one). A box that does not
+// answer makes the calls to its phones PHONE_UNAVAILABLE and holds up no
+// other box's.
 //
 // Only tools are served (no resources or prompts: those name no phone).
 // FleetBridge returns when r ends or ctx is cancelled.
@@ -72,18 +75,22 @@ func (b *fleetBridge) handle(ctx context.Context, method string, params json.Raw
 	return nil, &ProtocolError{Code: -32601, Message: fmt.Sprintf("method %q not found: the fleet bridge serves tools only (openlolo mcp BOX serves one box's resources and prompts)", method)}
 }
 
-// initialize is the first box's answer that comes, made the fleet's: tools
-// only, the fleet's name. When no box answers, the bridge still starts
-// (the calls then say which box is off) with the version the client asked
-// for.
+// initialize is the first box's answer that comes (all are asked at
+// once), made the fleet's: tools only, the fleet's name. When no box
+// answers, the bridge still starts (the calls then say which box is off)
+// with the version the client asked for.
 func (b *fleetBridge) initialize(ctx context.Context, params json.RawMessage) ([]byte, error) {
-	var ans map[string]any
-	for _, box := range b.f.boxes {
-		raw, err := box.quickRPC(ctx, "initialize", params)
-		if err == nil && json.Unmarshal(raw, &ans) == nil {
-			break
+	ans, _ := firstAnswer(ctx, b.f.boxes, func(ctx context.Context, box *FleetBox) (map[string]any, error) {
+		raw, err := box.Client.RPC(ctx, "initialize", params)
+		if err != nil {
+			return nil, err
 		}
-	}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+			return nil, &ProtocolError{Message: fmt.Sprintf("initialize answer is not an object: %s", api.Clip(string(raw)))}
+		}
+		return m, nil
+	})
 	if ans == nil {
 		var req struct {
 			ProtocolVersion string `json:"protocolVersion"`
@@ -97,42 +104,30 @@ func (b *fleetBridge) initialize(ctx context.Context, params json.RawMessage) ([
 	return json.Marshal(ans)
 }
 
-// quickRPC is one request to the box bounded by the listing's timeout
-// (initialize: a box that does not answer is passed over).
-func (box *FleetBox) quickRPC(ctx context.Context, method string, params json.RawMessage) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, fleetListTimeout)
-	defer cancel()
-	return box.Client.RPC(ctx, method, params)
-}
-
-// listTools is the tools of the first box that lists them, with box added
-// to the tools that name no phone. It is kept once listed.
+// listTools is the tools of the first box that lists them (all are asked
+// at once), with box added to the tools that name no phone. It is kept
+// once listed. The boxes are asked without holding b.mu, so a call that
+// needs the tools' kinds waits for no box a listing waits for.
 func (b *fleetBridge) listTools(ctx context.Context) ([]map[string]any, error) {
 	b.mu.Lock()
+	tools := b.tools
+	b.mu.Unlock()
+	if tools != nil {
+		return tools, nil
+	}
+	listed, errs := firstAnswer(ctx, b.f.boxes, func(ctx context.Context, box *FleetBox) ([]map[string]any, error) {
+		return box.Client.ListTools(ctx)
+	})
+	if errs != nil {
+		return nil, &ProtocolError{Code: -32603, Message: "no box of the fleet listed its tools (" + strings.Join(errs, "; ") + "); check that the boxes are on and reachable (openlolo boxes)"}
+	}
+	tools, kinds := fleetTools(listed)
+	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.tools != nil {
-		return b.tools, nil
+	if b.tools == nil { // a listing running at the same time may have won
+		b.tools, b.kinds = tools, kinds
 	}
-	var errs []string
-	for _, box := range b.f.boxes {
-		lctx, cancel := context.WithTimeout(ctx, fleetListTimeout)
-		tools, err := box.Client.ListTools(lctx)
-		cancel()
-		if err != nil {
-			errs = append(errs, box.ID+": "+err.Error())
-			continue
-		}
-		b.tools, b.kinds = fleetTools(tools)
-		return b.tools, nil
-	}
-	return nil, &ProtocolError{Code: -32603, Message: "no box of the fleet listed its tools (" + strings.Join(errs, "; ") + "); check that the boxes are on and reachable (openlolo boxes)"}
-}
-
-// boxProperty is the box argument the fleet adds to the tools that name
-// no phone.
-var boxProperty = map[string]any{
-	"type":        "string",
-	"description": "The box's id (openlolo_phones lists the boxes); may be left out when the fleet has one box.",
+	return b.tools, nil
 }
 
 // fleetTools adds box to the tools without phone (but openlolo_phones,
@@ -155,7 +150,10 @@ func fleetTools(tools []map[string]any) ([]map[string]any, map[string]toolKind) 
 		if props == nil {
 			props = map[string]any{}
 		}
-		props["box"] = boxProperty
+		props["box"] = map[string]any{
+			"type":        "string",
+			"description": "The box's id (openlolo_phones lists the boxes); may be left out when the fleet has one box.",
+		}
 		in["properties"] = props
 	}
 	return tools, kinds
@@ -199,6 +197,11 @@ func (b *fleetBridge) call(ctx context.Context, raw json.RawMessage) ([]byte, er
 	if p.Name == string(api.ToolPhones) {
 		return b.phones(ctx, asJSON)
 	}
+	if phone, isString := p.Arguments["phone"].(string); p.Name == string(api.ToolPause) && phone == "" && (isString || p.Arguments["phone"] == nil) {
+		// The emergency stop naming no phone stops every phone of every
+		// box, as it does on one box.
+		return b.pauseAll(ctx, p.Arguments, asJSON)
+	}
 	k := b.kind(ctx, p.Name)
 	box, e := b.target(ctx, k, p.Arguments)
 	if e != nil {
@@ -225,7 +228,8 @@ func (b *fleetBridge) call(ctx context.Context, raw json.RawMessage) ([]byte, er
 }
 
 // target is the box a call goes to, with args rewritten for it: phone
-// made the box's own id, or box taken out.
+// made the box's own id, or box taken out and phones (openlolo_watch's)
+// made the box's own ids, the box they name standing for box left out.
 func (b *fleetBridge) target(ctx context.Context, k toolKind, args map[string]any) (*FleetBox, *api.Error) {
 	if k.phone {
 		id, ok := args["phone"].(string)
@@ -244,6 +248,16 @@ func (b *fleetBridge) target(ctx context.Context, k toolKind, args map[string]an
 		return nil, api.Invalid("box must be a string: a box id as openlolo_phones lists them")
 	}
 	delete(args, "box")
+	if list, ok := args["phones"]; ok && list != nil {
+		local, owner, e := b.localPhones(list, id)
+		if e != nil {
+			return nil, e
+		}
+		args["phones"] = local
+		if id == "" {
+			id = owner
+		}
+	}
 	if id == "" && len(b.f.boxes) == 1 {
 		return b.f.boxes[0], nil
 	}
@@ -260,6 +274,67 @@ func (b *fleetBridge) target(ctx context.Context, k toolKind, args map[string]an
 	}
 	e.NextSteps = []string{"call again with box set to one of: " + strings.Join(ids, ", ")}
 	return nil, e
+}
+
+// pauseAll is openlolo_pause naming no phone: Fleet.pause on every box
+// at once. It is ok when every box paused; otherwise it fails with the
+// first silent or refusing box's error, and boxes says which did pause.
+func (b *fleetBridge) pauseAll(ctx context.Context, args map[string]any, asJSON bool) ([]byte, error) {
+	boxes := b.f.pause(ctx, args)
+	var paused, not []string
+	var first *api.Error
+	for _, p := range boxes {
+		if p.Error == nil {
+			paused = append(paused, p.ID)
+			continue
+		}
+		not = append(not, fmt.Sprintf("%s (%s: %s)", p.ID, p.Error.Code, strings.TrimSuffix(p.Error.Message, ".")))
+		if first == nil {
+			first = p.Error
+		}
+	}
+	sc := struct {
+		api.Outcome
+		Paused bool       `json:"paused"`
+		Boxes  []BoxPause `json:"boxes"`
+	}{Outcome: api.Outcome{Status: api.StatusOK}, Paused: first == nil, Boxes: boxes}
+	text := fmt.Sprintf("Input is paused on every box (%s); the control holder resumes each phone with openlolo_control command=resume.", strings.Join(paused, ", "))
+	if first != nil {
+		e := *first
+		e.Message = fmt.Sprintf("input is not paused on box %s", strings.Join(not, "; "))
+		if len(paused) > 0 {
+			e.Message += "; it is paused on " + strings.Join(paused, ", ")
+		}
+		sc.Status, sc.Error = api.StatusFailed, &e
+		text = failedText(string(api.ToolPause), &e)
+	}
+	return toolAnswer(sc, text, first != nil, asJSON)
+}
+
+// localPhones is a phones argument of fleet ids (openlolo_watch's) made
+// the ids of their box, and that box. They must all be phones of one box,
+// and of box when it is named: one call goes to one box.
+func (b *fleetBridge) localPhones(list any, box string) (local []string, owner string, e *api.Error) {
+	items, ok := list.([]any)
+	if !ok {
+		return nil, "", api.Invalid("phones must be a list of box/phone ids, as openlolo_phones lists them")
+	}
+	owner, local = box, make([]string, 0, len(items))
+	for _, it := range items {
+		id, _ := it.(string)
+		boxID, phone, ok := strings.Cut(id, "/")
+		if _, known := b.f.Box(boxID); !ok || phone == "" || !known {
+			return nil, "", api.Invalid("phones holds %q, which is not a phone id of the fleet: ids are box/phone, as openlolo_phones lists them", api.Clip(fmt.Sprint(it)))
+		}
+		if owner != "" && boxID != owner {
+			e := api.Invalid("phones holds %q, a phone of box %s, and this call goes to box %s: one call covers one box's phones", api.Clip(id), boxID, owner)
+			e.NextSteps = []string{"call once per box, each with box set and only that box's phones"}
+			return nil, "", e
+		}
+		owner = boxID
+		local = append(local, phone)
+	}
+	return local, owner, nil
 }
 
 // phones is openlolo_phones's answer for the whole fleet.
@@ -293,11 +368,16 @@ func failedAnswer(tool string, e *api.Error, notDispatched, asJSON bool) ([]byte
 	if notDispatched {
 		o.Dispatched = new(bool)
 	}
+	return toolAnswer(o, failedText(tool, e), true, asJSON)
+}
+
+// failedText is the sentence of a failed answer the fleet makes.
+func failedText(tool string, e *api.Error) string {
 	text := fmt.Sprintf("%s failed with %s: %s", tool, e.Code, strings.TrimSuffix(e.Message, "."))
 	if len(e.NextSteps) > 0 {
 		text += "; next: " + e.NextSteps[0]
 	}
-	return toolAnswer(o, text+".", true, asJSON)
+	return text + "."
 }
 
 // toolAnswer is a tools/call result: structuredContent sc and a text
