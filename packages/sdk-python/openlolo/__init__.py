@@ -59,7 +59,7 @@ from .errors import (
     UnsupportedText,
     WrongEntry,
 )
-from .fleet import BoxState, Fleet, FleetPhone, FleetPhones, Phone
+from .fleet import BoxPause, BoxState, Fleet, FleetPhone, FleetPhones, Phone
 from .pin import Pin, fingerprint_colon, fingerprint_hex, parse_pin, spki_pin
 from .store import BoxEntry, TokenStore, default_store_path
 from .transport import normalize_url
@@ -67,7 +67,7 @@ from .transport import normalize_url
 __version__ = "0.1.0"
 
 __all__ = [
-    "AccessDenied", "AppNotFound", "AskDenied", "AskExpired", "AskPending", "AuthorizationPending", "Box", "BoxEntry", "BoxState", "Cancelled", "CaptureFailed",
+    "AccessDenied", "AppNotFound", "AskDenied", "AskExpired", "AskPending", "AuthorizationPending", "Box", "BoxEntry", "BoxPause", "BoxState", "Cancelled", "CaptureFailed",
     "ConnectionProblem", "ControlBusy", "ControlRequired", "CursorExpired", "DecodeError", "DEFAULT_SCOPES", "ExpiredToken",
     "Fleet", "FleetPhone", "FleetPhones", "Frame", "FrameExpired", "GrantRevoked", "GrantRevokedRefusal", "Image", "InputFailed", "Internal",
     "InvalidArguments", "LinkNotFound", "LinkParams", "MUTATING_TOOLS", "NotPaired", "OpenloloError", "OperationConflict", "OperationNotFound",

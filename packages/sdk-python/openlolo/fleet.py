@@ -10,7 +10,8 @@
 Phones are named box/phone, the box's name (its URL's host where two
 stored boxes share a name) and the phone's id on it. A box that does not
 answer is listed with its error and makes calls to its phones raise
-PhoneUnavailable; the other boxes are not held up.
+PhoneUnavailable; the other boxes are not held up. ``fleet.pause()`` is
+the emergency stop of every box at once.
 """
 
 from __future__ import annotations
@@ -113,25 +114,56 @@ class Fleet:
         self._listed, self._at = out, self._clock()
         return out
 
+    def pause(self) -> List["BoxPause"]:
+        """The fleet's emergency stop: openlolo_pause naming no phone on
+        every box at once, which pauses every phone each box's grant
+        reaches. Each box's answer, in box order: a box that does not
+        answer or refuses is listed with its error and holds up none of
+        the others, which are paused all the same."""
+        def one(bid: str, box: Box) -> BoxPause:
+            try:
+                paused = bool(box.mutate("openlolo_pause", {}).structured.get("paused"))
+            except OpenloloError as e:
+                return BoxPause(bid, False, _unavailable(bid, box, e, "openlolo_pause"))
+            if not paused:
+                return BoxPause(bid, False, OpenloloError("openlolo: box %s answered openlolo_pause without saying it paused" % bid))
+            return BoxPause(bid, True)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(self.boxes))) as pool:
+            return list(pool.map(lambda kv: one(*kv), self.boxes.items()))
+
     def phone(self, phone_id: str = "") -> "Phone":
-        """The handle of phone box/phone ("" for the fleet's only phone);
-        PhoneRequired naming the phones otherwise."""
+        """The handle of phone box/phone ("" for the fleet's only phone,
+        when every box answered the listing: a box that did not may hold
+        another); PhoneRequired naming the phones otherwise."""
         box_id, sep, local = phone_id.partition("/")
         if sep and local and box_id in self.boxes:
             return Phone(self, box_id, local)
         listed = self._listed
         if listed is None or self._clock() - self._at >= LIST_TTL:
             listed = self.phones()
-        if not phone_id and len(listed.phones) == 1:
+        silent = [b.id for b in listed.boxes if not b.reachable]
+        if not phone_id and len(listed.phones) == 1 and not silent:
             p = listed.phones[0]
             return Phone(self, p.box, p.entry.id)
         ids = [p.id for p in listed.phones]
         if phone_id:
             msg = "the fleet has no phone %r; phone ids are box/phone, as Fleet.phones() lists them" % phone_id
+        elif silent:
+            msg = "box %s did not answer the listing, so a call naming no phone cannot tell which phone it means; name one" % ", ".join(silent)
         else:
             msg = "the fleet has %d phones on %d boxes; name one" % (len(ids), len(listed.boxes))
         steps = ["call again with phone set to one of: " + ", ".join(ids)] if ids else []
         raise PhoneRequired("PHONE_REQUIRED", msg, next_steps=steps, tool="openlolo_phones")
+
+
+@dataclass(frozen=True)
+class BoxPause:
+    """One box's part of Fleet.pause(): paused, or ``error`` says why not."""
+
+    id: str
+    paused: bool
+    error: Optional[OpenloloError] = None
 
 
 def _unavailable(box_id: str, box: Box, e: OpenloloError, tool: str = "openlolo_phones") -> OpenloloError:
