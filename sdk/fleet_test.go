@@ -224,6 +224,16 @@ func TestFleetBridge(t *testing.T) {
 	if isErr || len(sc["phones"].([]any)) != 2 {
 		t.Fatalf("openlolo_phones after openlolo-fb02 stopped = %v", sc)
 	}
+	// The emergency stop naming no phone pauses the box that answers and
+	// names the one that does not.
+	sc, isErr = s.call("openlolo_pause", nil)
+	boxes, _ := json.Marshal(sc["boxes"])
+	if !isErr || errCode(sc) != string(api.CodePhoneUnavailable) || !strings.Contains(string(boxes), `{"id":"openlolo-fa01","paused":true}`) {
+		t.Fatalf("pause naming no phone with openlolo-fb02 stopped = %v, want PHONE_UNAVAILABLE with openlolo-fa01 paused", sc)
+	}
+	if sc, _ := s.call("openlolo_status", map[string]any{"phone": "openlolo-fa01/sim-2"}); sc["paused"] != true {
+		t.Fatalf("status of openlolo-fa01/sim-2 after the fleet's pause = %v, want paused", sc)
+	}
 }
 
 // With one phone in the whole fleet, calls may leave phone out.
