@@ -23,11 +23,13 @@ type serviceEntry struct {
 	AddrIPv4, AddrIPv6 []net.IP
 }
 
-// The mDNS groups (RFC 6762 §3).
-var (
-	mdnsGroup4 = &net.UDPAddr{IP: net.IPv4(224, 0, 0, 251), Port: 5353}
-	mdnsGroup6 = &net.UDPAddr{IP: net.ParseIP("ff02::fb"), Port: 5353}
-)
+// mdnsGroup4 is the IPv4 mDNS group and port (RFC 6762 §3), new at each
+// call (the appliance's responder keeps its own: sdk imports nothing of
+// the appliance).
+func mdnsGroup4() *net.UDPAddr { return &net.UDPAddr{IP: net.IPv4(224, 0, 0, 251), Port: 5353} }
+
+// mdnsGroup6 is the IPv6 mDNS group (link-local scope) and port.
+func mdnsGroup6() *net.UDPAddr { return &net.UDPAddr{IP: net.ParseIP("ff02::fb"), Port: 5353} }
 
 // queryEvery is how often a browse asks again while it listens.
 const queryEvery = time.Second
@@ -131,27 +133,27 @@ type conn4 struct{ *ipv4.PacketConn }
 
 func (c conn4) read(buf []byte) (int, error) { n, _, _, err := c.ReadFrom(buf); return n, err }
 func (c conn4) send(b []byte, ifIndex int) {
-	c.WriteTo(b, &ipv4.ControlMessage{IfIndex: ifIndex}, mdnsGroup4)
+	c.WriteTo(b, &ipv4.ControlMessage{IfIndex: ifIndex}, mdnsGroup4())
 }
 
 type conn6 struct{ *ipv6.PacketConn }
 
 func (c conn6) read(buf []byte) (int, error) { n, _, _, err := c.ReadFrom(buf); return n, err }
 func (c conn6) send(b []byte, ifIndex int) {
-	c.WriteTo(b, &ipv6.ControlMessage{IfIndex: ifIndex}, mdnsGroup6)
+	c.WriteTo(b, &ipv6.ControlMessage{IfIndex: ifIndex}, mdnsGroup6())
 }
 
 // join4 listens on the IPv4 group (a multicast address makes net bind
 // the wildcard with SO_REUSEADDR, beside the machine's own responder).
 func join4(ifaces []net.Interface) (browseConn, error) {
-	u, err := net.ListenUDP("udp4", mdnsGroup4)
+	u, err := net.ListenUDP("udp4", mdnsGroup4())
 	if err != nil {
 		return nil, fmt.Errorf("listen udp4 :5353: %w", err)
 	}
 	p := ipv4.NewPacketConn(u)
 	joined := 0
 	for i := range ifaces {
-		if p.JoinGroup(&ifaces[i], mdnsGroup4) == nil {
+		if p.JoinGroup(&ifaces[i], mdnsGroup4()) == nil {
 			joined++
 		}
 	}
@@ -165,14 +167,14 @@ func join4(ifaces []net.Interface) (browseConn, error) {
 }
 
 func join6(ifaces []net.Interface) (browseConn, error) {
-	u, err := net.ListenUDP("udp6", mdnsGroup6)
+	u, err := net.ListenUDP("udp6", mdnsGroup6())
 	if err != nil {
 		return nil, fmt.Errorf("listen udp6 :5353: %w", err)
 	}
 	p := ipv6.NewPacketConn(u)
 	joined := 0
 	for i := range ifaces {
-		if p.JoinGroup(&ifaces[i], mdnsGroup6) == nil {
+		if p.JoinGroup(&ifaces[i], mdnsGroup6()) == nil {
 			joined++
 		}
 	}
