@@ -8,6 +8,24 @@
 // spki, path, name) and _https._tcp with <name>.local, re-announces when
 // addresses change and says goodbye on shutdown.
 //
+// # mDNS responder
+//
+// The responder (RFC 6762) answers on the mDNS groups of the interfaces
+// it advertises on. It answers a query sent to the group, or one whose
+// source is on the link it came in on (a link-local address or one in a
+// subnet of that interface); a unicast reply (legacy resolver, QU
+// question, query sent to the box's address) goes only to an on-link
+// source. A legacy resolver (source port not 5353) gets its ID and
+// questions back, no cache-flush bit and TTLs of 10 s (§6.7). A reply
+// holds each record once, reads at most 32 questions of a query and fits
+// 1,400 bytes. Shutdown stops the readers and the announcer before the
+// goodbyes (TTL 0) go out.
+//
+// It does not probe for its names nor detect conflicts (§8.1, §9): the
+// box's name carries its own random suffix. It does not suppress known
+// answers (§7.1), delay multicast replies, nor limit a record to one
+// multicast a second per interface (§6).
+//
 // [Tailnet] is the remote entry: a tsnet node named after the box that
 // serves the box's routes over HTTPS with the tailnet certificate (a
 // [CertSource], so tests use a local CA), puts the sender's WhoIs

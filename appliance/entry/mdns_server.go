@@ -266,20 +266,8 @@ func (r *response) pack(h dnsmessage.Header, qs []dnsmessage.Question) ([]byte, 
 }
 
 // mdnsServer answers mDNS queries for a zone on a set of interfaces, over
-// IPv4 and (where the host has it) IPv6.
-//
-// It answers a query that was sent to the group, or whose source lies on
-// the link it came in on (an address of a subnet of that interface, or a
-// link-local one): a unicast query from elsewhere is dropped (RFC 6762
-// §5.5, §11). A unicast reply (legacy resolver, QU question, direct
-// unicast query) goes only to an on-link source, so the box never
-// reflects a reply to a forged address off the link.
-//
-// It does not probe for its names nor detect conflicts (§8.1, §9), does
-// not suppress known answers (§7.1), does not delay multicast replies
-// (§6) and does not rate-limit a record to once a second per interface
-// (§6): the box's names carry its own random suffix, and a reply is
-// bounded by maxReply.
+// IPv4 and (where the host has it) IPv6. The package doc says which
+// queries it answers, how, and what of RFC 6762 it leaves out.
 type mdnsServer struct {
 	zone    mdnsZone
 	ifaces  []net.Interface
