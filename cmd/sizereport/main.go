@@ -13,6 +13,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"debug/elf"
 	"flag"
@@ -26,15 +27,33 @@ import (
 func main() {
 	top := flag.Int("top", 40, "how many packages to list")
 	stripped := flag.String("stripped", "", "the stripped build of the same source and tags (what ships), to name its size")
+	notes := flag.String("notes", "", "a Markdown file kept by hand (the cuts measured), appended to the report")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: sizereport [-top N] [-stripped FILE] BINARY (an unstripped build)")
+		fmt.Fprintln(os.Stderr, "usage: sizereport [-top N] [-stripped FILE] [-notes FILE] BINARY (an unstripped build)")
 		os.Exit(2)
 	}
-	if err := report(os.Stdout, flag.Arg(0), *stripped, *top); err != nil {
+	var buf bytes.Buffer
+	err := report(&buf, flag.Arg(0), *stripped, *top)
+	if err == nil && *notes != "" {
+		err = appendNotes(&buf, *notes)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "sizereport:", err)
 		os.Exit(1)
 	}
+	os.Stdout.Write(buf.Bytes())
+}
+
+// appendNotes writes the hand-kept Markdown at path after the report,
+// one blank line below it.
+func appendNotes(w io.Writer, path string) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("notes: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "\n%s", text)
+	return err
 }
 
 // entry is one package's or module's share.
@@ -51,7 +70,8 @@ cmd/sizereport. Symbols add up to less than the file: the rest is the function t
 (pclntab, roughly in proportion to the code), type data and the ELF structure, so a
 package's share of the shipped file is about its share below. C is SQLite, libc and
 libjpeg-turbo; "go:" the compiler's tables. The Tailscale features built out are in
-cmd/openlolo/tailscale-omit.tags.
+cmd/openlolo/tailscale-omit.tags, the SQLite ones in cmd/openlolo/sqlite-size.h; the
+cuts measured, kept and refused are at the end (kept by hand in docs/size-cuts.md).
 
 `
 

@@ -1,6 +1,14 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestPackageOf(t *testing.T) {
 	t.Parallel()
@@ -23,5 +31,29 @@ func TestPackageOf(t *testing.T) {
 		if got := moduleOf(packageOf(tt.sym)); got != tt.mod {
 			t.Errorf("moduleOf(packageOf(%q)) = %q, want %q", tt.sym, got, tt.mod)
 		}
+	}
+}
+
+// TestAppendNotes: the hand-kept notes follow the report verbatim, and a
+// notes file that cannot be read fails the report instead of leaving the
+// record out.
+func TestAppendNotes(t *testing.T) {
+	t.Parallel()
+	notes := filepath.Join(t.TempDir(), "cuts.md")
+	const text = "## Cuts measured\n\n| cut | bytes |\n"
+	if err := os.WriteFile(notes, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf := bytes.NewBufferString("| 1 | 0.1 | C |\n")
+	if err := appendNotes(buf, notes); err != nil {
+		t.Fatalf("appendNotes: %v", err)
+	}
+	if got, want := buf.String(), "| 1 | 0.1 | C |\n\n"+text; got != want {
+		t.Errorf("report with notes = %q, want %q", got, want)
+	}
+
+	err := appendNotes(io.Discard, filepath.Join(t.TempDir(), "none.md"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("appendNotes(missing file) = %v, want an error wrapping fs.ErrNotExist", err)
 	}
 }
