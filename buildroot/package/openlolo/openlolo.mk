@@ -25,6 +25,10 @@ OPENLOLO_TAGS = osusergo netgo sqlite_omit_load_extension \
 # out dynamic otherwise).
 OPENLOLO_EXTLDFLAGS = -static
 OPENLOLO_LDFLAGS = -X main.version=$(OPENLOLO_VERSION)
+# The SQLite features the box does not use are built out, as make arm64
+# does (cmd/openlolo/sqlite-size.h: -include is read after go-sqlite3's
+# own -D flags, which CGO_CFLAGS alone cannot undo).
+OPENLOLO_GO_ENV = CGO_CFLAGS="$(TARGET_CFLAGS) -include $(@D)/cmd/openlolo/sqlite-size.h"
 OPENLOLO_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = \
 	--exclude out --exclude bin --exclude .cache --exclude .state --exclude buildroot/output
 
