@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -97,6 +98,10 @@ type Config struct {
 	// Out receives the lines a person starting the box reads (URL,
 	// fingerprint, pin, setup code); nil discards them.
 	Out io.Writer
+	// ConnState, when set, follows the LAN entry's connections (see
+	// entry.Config.ConnState): tests wait on it until the box has read a
+	// request's headers. nil: nothing is called.
+	ConnState func(net.Conn, http.ConnState)
 }
 
 // Box is a running (or ready to run) openlolo box.

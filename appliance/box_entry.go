@@ -63,10 +63,11 @@ func limitBody(next http.Handler) http.Handler {
 func (b *Box) listen() error {
 	var err error
 	b.lan, err = entry.Listen(entry.Config{
-		Addr:    b.cfg.LANAddr,
-		TLS:     b.serverTLS(),
-		Handler: entry.SecurityHeaders(b.hostCheck(limitBody(b.mux))),
-		Logger:  b.log.With("entry", "lan"),
+		Addr:      b.cfg.LANAddr,
+		TLS:       b.serverTLS(),
+		Handler:   entry.SecurityHeaders(b.hostCheck(limitBody(b.mux))),
+		Logger:    b.log.With("entry", "lan"),
+		ConnState: b.cfg.ConnState,
 	})
 	if err != nil {
 		return fmt.Errorf("appliance: %w", err)

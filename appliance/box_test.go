@@ -21,6 +21,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/sim"
 	boxtls "github.com/openlolo/openlolo/tls"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 func simPhone(t *testing.T) *sim.Phone {
@@ -235,7 +236,8 @@ func TestBoxRestartKeepsCertificateAndRotates(t *testing.T) {
 
 func TestBoxShutdownFinishesInFlightRequest(t *testing.T) {
 	t.Parallel()
-	r := start(t, appliance.Config{})
+	var reqs waittest.Requests
+	r := start(t, appliance.Config{ConnState: reqs.ConnState})
 	cfg, _ := boxtls.ClientConfig(r.box.Cert().Fingerprint())
 	conn, err := tls.Dial("tcp", r.box.Addr().String(), cfg)
 	if err != nil {
@@ -248,10 +250,11 @@ func TestBoxShutdownFinishesInFlightRequest(t *testing.T) {
 	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nab"); err != nil {
 		t.Fatal(err)
 	}
-	// real wait: nothing outside the box's http.Server tells when it has
-	// read the headers (without the wait Run returned at once, as for a
-	// connection that had sent nothing).
-	time.Sleep(200 * time.Millisecond)
+	// Shut down once the server has read the headers (before, Run returns
+	// at once, as for a connection that had sent nothing).
+	if !reqs.Read(10*time.Second, conn.LocalAddr()) {
+		t.Fatal("the box did not read the request's headers in 10 s")
+	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.stop() }()
 	select {
@@ -288,7 +291,8 @@ func TestBoxShutdownFinishesInFlightRequest(t *testing.T) {
 
 func TestBoxShutdownTimeoutCutsSlowRequests(t *testing.T) {
 	t.Parallel()
-	r := start(t, appliance.Config{ShutdownTimeout: 200 * time.Millisecond})
+	var reqs waittest.Requests
+	r := start(t, appliance.Config{ShutdownTimeout: 200 * time.Millisecond, ConnState: reqs.ConnState})
 	cfg, _ := boxtls.ClientConfig(r.box.Cert().Fingerprint())
 	conn, err := tls.Dial("tcp", r.box.Addr().String(), cfg)
 	if err != nil {
@@ -296,7 +300,9 @@ func TestBoxShutdownTimeoutCutsSlowRequests(t *testing.T) {
 	}
 	defer conn.Close()
 	io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nab")
-	time.Sleep(200 * time.Millisecond) // real wait: as above, for the server to read the headers
+	if !reqs.Read(10*time.Second, conn.LocalAddr()) {
+		t.Fatal("the box did not read the request's headers in 10 s")
+	}
 	done := make(chan error, 1)
 	go func() { done <- r.stop() }()
 	select {

@@ -18,9 +18,9 @@ import (
 // that tells no one when it is done (a real kernel, browser or socket
 // server) may sleep, and it says why with a realWaitMark comment. Polls
 // with a deadline and timers that fire a fault at a chosen moment are not
-// sleeps. The target is 5: three of these 8 wait for an http.Server to
-// read a half-sent request before a shutdown.
-const maxRealSleeps = 8
+// sleeps. A test that needs an http.Server to have read a request (a
+// shutdown with a request in flight) waits on waittest.Requests.
+const maxRealSleeps = 5
 
 // realWaitMark starts the comment a real sleep carries, on its line or
 // in the comment just above it.

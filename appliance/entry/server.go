@@ -27,6 +27,11 @@ type Config struct {
 	// Logger receives the server's own errors (at debug level: refused
 	// handshakes are normal when clients check a pin); nil: discard.
 	Logger *slog.Logger
+	// ConnState, when set, is called on each change of a connection's
+	// state, after the server's own accounting (as [http.Server]'s hook:
+	// [http.StateActive] means the server has read a request's headers).
+	// Tests wait on it instead of sleeping; nil: nothing is called.
+	ConnState func(net.Conn, http.ConnState)
 }
 
 // Server is one bound entry.
@@ -64,6 +69,13 @@ func Listen(cfg Config) (*Server, error) {
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 	}
 	ln = limit(srv, ln, cfg.Limits)
+	if hook := cfg.ConnState; hook != nil {
+		count := srv.ConnState
+		srv.ConnState = func(c net.Conn, s http.ConnState) {
+			count(c, s)
+			hook(c, s)
+		}
+	}
 	if cfg.TLS != nil {
 		ln = tls.NewListener(ln, cfg.TLS)
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -58,6 +60,10 @@ type Context struct {
 	// Executable is this program's absolute path (os.Executable), for the
 	// commands it prints; "" prints the bare name openlolo.
 	Executable string
+	// ConnState, when set, follows the connections of serve's LAN entry
+	// (appliance.Config.ConnState): tests wait on it until the box has
+	// read a request's headers. nil: nothing is called.
+	ConnState func(net.Conn, http.ConnState)
 }
 
 // Getenv returns the value of key in c.Env, or "".

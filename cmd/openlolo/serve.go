@@ -132,6 +132,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		Funnel:        *funnel,
 		Logger:        log,
 		Out:           c.Stdout,
+		ConnState:     c.ConnState,
 	})
 	if err != nil {
 		return err

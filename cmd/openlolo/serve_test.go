@@ -16,6 +16,7 @@ import (
 	"time"
 
 	boxtls "github.com/openlolo/openlolo/tls"
+	"github.com/openlolo/openlolo/waittest"
 )
 
 // served is a serve command running in-process.
@@ -23,16 +24,18 @@ type served struct {
 	lines  []string
 	stderr *lockedBuffer
 	stop   func() int // cancels the context (like SIGTERM) and returns the exit status
+	reqs   waittest.Requests
 }
 
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
 	pr, pw := io.Pipe()
 	stderr := &lockedBuffer{}
+	s := &served{stderr: stderr}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		code := Main(ctx, &Context{Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Args: append([]string{"serve"}, args...)})
+		code := Main(ctx, &Context{Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Args: append([]string{"serve"}, args...), ConnState: s.reqs.ConnState})
 		pw.Close()
 		done <- code
 	}()
@@ -46,7 +49,6 @@ func startServe(t *testing.T, args ...string) *served {
 		linec <- lines
 		io.Copy(io.Discard, pr)
 	}()
-	s := &served{stderr: stderr}
 	select {
 	case s.lines = <-linec:
 	case code := <-done:
@@ -148,10 +150,9 @@ func TestServeCommand(t *testing.T) {
 	}
 	defer conn.Close()
 	io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: "+u.Host+"\r\nContent-Length: 4\r\n\r\nab")
-	// real wait: for the half request to reach serve's http.Server, which
-	// tells no one outside when it has read the headers (testing/synctest
-	// cannot fake network I/O).
-	time.Sleep(200 * time.Millisecond)
+	if !s.reqs.Read(10*time.Second, conn.LocalAddr()) {
+		t.Fatal("serve did not read the request's headers in 10 s")
+	}
 	exit := make(chan int, 1)
 	go func() { exit <- s.stop() }()
 	select {
