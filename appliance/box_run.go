@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/openlolo/openlolo/appliance/entry"
+	"github.com/openlolo/openlolo/appliance/startup"
 )
 
 // Run prints where to find the box, serves until ctx ends, then shuts
@@ -84,27 +85,16 @@ func (b *Box) announce(ctx context.Context) error {
 	if out == nil {
 		out = io.Discard
 	}
-	setup, err := b.setupLine(ctx)
+	code, claimed, err := b.owner.SetupCode(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("appliance: %w", err)
 	}
-	_, err = fmt.Fprintf(out, "LAN URL:      %s\nFingerprint:  %s\nSPKI pin:     %s\nSetup code:   %s\n",
-		b.LANURL(), b.Cert().Fingerprint(), b.Cert().SPKIPin(), setup)
-	if err != nil {
+	if claimed {
+		code = "" // the line says the box is claimed
+	}
+	lines := startup.Lines{URL: b.LANURL(), Fingerprint: b.Cert().Fingerprint(), SPKIPin: b.Cert().SPKIPin(), SetupCode: code}
+	if err := lines.Write(out); err != nil {
 		return fmt.Errorf("appliance: print start-up lines: %w", err)
 	}
 	return nil
-}
-
-// setupLine is the owner setup code, or what to say instead once the box
-// is claimed.
-func (b *Box) setupLine(ctx context.Context) (string, error) {
-	code, claimed, err := b.owner.SetupCode(ctx)
-	if err != nil {
-		return "", fmt.Errorf("appliance: %w", err)
-	}
-	if claimed {
-		return "none (the box is claimed; the owner logs in with the passphrase)", nil
-	}
-	return code, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/panel"
+	"github.com/openlolo/openlolo/appliance/startup"
 	"github.com/openlolo/openlolo/appliance/store"
 )
 
@@ -125,7 +126,11 @@ func (b *Box) factoryReset(ctx context.Context) error {
 	if out == nil {
 		out = io.Discard
 	}
-	if _, err := fmt.Fprintf(out, "Factory reset: the box is unclaimed again.\nSetup code:   %s\n", code); err != nil {
+	_, err = io.WriteString(out, "Factory reset: the box is unclaimed again.\n")
+	if err == nil {
+		err = startup.WriteLine(out, startup.LabelSetupCode, code)
+	}
+	if err != nil {
 		return fmt.Errorf("appliance: print the new setup code: %w", err)
 	}
 	return nil

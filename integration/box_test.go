@@ -1,9 +1,8 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
@@ -13,10 +12,10 @@ import (
 
 	"github.com/openlolo/openlolo/appliance"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/startup"
 	"github.com/openlolo/openlolo/hw/sim"
 	"github.com/openlolo/openlolo/phone"
 	boxtls "github.com/openlolo/openlolo/tls"
-	"github.com/openlolo/openlolo/waittest"
 )
 
 const passphrase = "correct horse battery"
@@ -65,8 +64,8 @@ func startBoxConfig(t *testing.T, cfg appliance.Config) *testBox {
 		cfg.Name = "openlolo-e2e0"
 	}
 	state, ph := cfg.StateDir, cfg.Phone
-	var out syncBuffer
-	cfg.Version, cfg.LANAddr, cfg.Out = "test", "127.0.0.1:0", &out
+	pr, pw := io.Pipe()
+	cfg.Version, cfg.LANAddr, cfg.Out = "test", "127.0.0.1:0", pw
 	ctx, cancel := context.WithCancel(context.Background())
 	box, err := appliance.New(ctx, cfg)
 	if err != nil {
@@ -75,7 +74,19 @@ func startBoxConfig(t *testing.T, cfg appliance.Config) *testBox {
 		t.Fatalf("appliance.New: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- box.Run(ctx) }()
+	go func() {
+		err := box.Run(ctx)
+		pw.Close()
+		done <- err
+	}()
+	var lines startup.Lines
+	printed := make(chan error, 1)
+	go func() {
+		var err error
+		lines, err = startup.Read(pr)
+		printed <- err
+		io.Copy(io.Discard, pr) // a factory reset prints again
+	}()
 	tb := &testBox{Box: box, URL: strings.TrimSuffix(box.LANURL(), "/"), State: state}
 	var once sync.Once
 	tb.stop = func() {
@@ -94,12 +105,19 @@ func startBoxConfig(t *testing.T, cfg appliance.Config) *testBox {
 	}
 	t.Cleanup(tb.stop)
 
-	code := waitLine(t, &out, "Setup code:")
+	select {
+	case err := <-printed:
+		if err != nil {
+			t.Fatalf("the box's start-up lines: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the box printed no start-up lines in 10 s")
+	}
 	tb.Owner = ownerClient(t, box.Cert().Fingerprint())
-	if strings.HasPrefix(code, "none") {
+	if lines.SetupCode == "" { // claimed already
 		ownertest.Login(t, tb.Owner, tb.URL, passphrase)
 	} else {
-		ownertest.Claim(t, tb.Owner, tb.URL, code, passphrase)
+		ownertest.Claim(t, tb.Owner, tb.URL, lines.SetupCode, passphrase)
 	}
 	return tb
 }
@@ -120,43 +138,4 @@ func ownerClient(t *testing.T, fp string) *http.Client {
 func (tb *testBox) approve(t *testing.T, userCode, life string) {
 	t.Helper()
 	ownertest.Approve(t, tb.Owner, tb.URL, userCode, life)
-}
-
-// waitLine waits until out has a line starting with prefix and returns the
-// rest of it, trimmed.
-func waitLine(t *testing.T, out *syncBuffer, prefix string) string {
-	t.Helper()
-	var line string
-	if waittest.Until(10*time.Second, 20*time.Millisecond, func() bool {
-		sc := bufio.NewScanner(strings.NewReader(out.String()))
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
-				line = strings.TrimSpace(rest)
-				return true
-			}
-		}
-		return false
-	}) {
-		return line
-	}
-	t.Fatalf("the box printed no %q line; it printed:\n%s", prefix, out.String())
-	return ""
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/startup"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
 
@@ -58,23 +58,12 @@ func startServeArgs(t *testing.T, phoneArgs ...string) (*servedBox, string) {
 			t.Logf("openlolo serve log (tail):\n%s", tail(string(b), 4000))
 		}
 	})
-	lines := map[string]string{}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		lines[k] = strings.TrimSpace(v)
-		if k == "Setup code" {
-			break
-		}
-	}
+	lines, err := startup.Read(stdout)
 	go io.Copy(io.Discard, stdout)
-	b := &servedBox{URL: strings.TrimSuffix(lines["LAN URL"], "/"), Fingerprint: lines["Fingerprint"], SPKIPin: lines["SPKI pin"]}
-	if b.URL == "" || b.Fingerprint == "" || lines["Setup code"] == "" {
-		t.Fatalf("openlolo serve printed no LAN URL, fingerprint and setup code: %v", lines)
+	if err != nil || lines.SetupCode == "" {
+		t.Fatalf("openlolo serve printed no LAN URL, fingerprint and setup code: %+v, %v", lines, err)
 	}
+	b := &servedBox{URL: strings.TrimSuffix(lines.URL, "/"), Fingerprint: lines.Fingerprint, SPKIPin: lines.SPKIPin}
 	cfg, err := boxtls.ClientConfig(b.Fingerprint)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +71,7 @@ func startServeArgs(t *testing.T, phoneArgs ...string) (*servedBox, string) {
 	b.Pinned = &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 30 * time.Second}
 	jar, _ := cookiejar.New(nil)
 	b.Owner = &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: cfg.Clone()}, Timeout: 30 * time.Second}
-	return b, lines["Setup code"]
+	return b, lines.SetupCode
 }
 
 func tail(s string, n int) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openlolo/openlolo/appliance/startup"
 )
 
 // child is one `openlolo serve` under measurement.
@@ -35,38 +36,25 @@ func startBox(ctx context.Context, bin, dir string) (*child, error) {
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
 	c := &child{cmd: cmd, done: make(chan error, 1)}
-	lines := make(chan string, 64) // the start-up lines come first
+	up := make(chan error, 1)
 	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			default: // nobody reads after the start-up lines
-			}
-		}
-		io.Copy(io.Discard, out)
+		l, err := startup.Read(out)
+		c.url, c.pin, c.setup = strings.TrimSuffix(l.URL, "/"), l.SPKIPin, l.SetupCode
+		up <- err
+		io.Copy(io.Discard, out) // keep the pipe flowing
 	}()
 	go func() { c.done <- cmd.Wait() }()
-	timeout := time.After(2 * time.Minute)
-	for c.url == "" || c.pin == "" || c.setup == "" {
-		select {
-		case l := <-lines:
-			key, val, _ := strings.Cut(l, ":")
-			val = strings.TrimSpace(val)
-			switch key {
-			case "LAN URL":
-				c.url = strings.TrimSuffix(val, "/")
-			case "SPKI pin":
-				c.pin = val
-			case "Setup code":
-				c.setup = val
-			}
-		case err := <-c.done:
-			return nil, fmt.Errorf("serve exited before it was up: %v", err)
-		case <-timeout:
+	select {
+	case err := <-up:
+		if err != nil {
 			c.stop()
-			return nil, fmt.Errorf("serve printed no LAN URL, pin and setup code in 2 minutes")
+			return nil, fmt.Errorf("serve: %w", err)
 		}
+	case err := <-c.done:
+		return nil, fmt.Errorf("serve exited before it was up: %v", err)
+	case <-time.After(2 * time.Minute):
+		c.stop()
+		return nil, fmt.Errorf("serve printed no start-up lines in 2 minutes")
 	}
 	return c, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
+	"github.com/openlolo/openlolo/appliance/startup"
 	"github.com/openlolo/openlolo/sdk"
 	boxtls "github.com/openlolo/openlolo/tls"
 )
@@ -64,42 +64,29 @@ func startServe(ctx context.Context, state string, phoneArgs ...string) (*served
 	if err := b.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", openloloBin, err)
 	}
-	lines := make(chan string, 16)
+	up := make(chan error, 1)
 	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			default: // nobody reads after the start-up lines
-			}
-		}
-		io.Copy(io.Discard, out)
+		l, err := startup.Read(out)
+		b.fingerprint, b.setupCode = l.Fingerprint, l.SetupCode
+		up <- err
+		io.Copy(io.Discard, out) // keep the pipe flowing
 	}()
 	go func() { b.done <- b.cmd.Wait() }()
-	timeout := time.After(serveReadyWait)
-	for {
-		select {
-		case l := <-lines:
-			key, val, _ := strings.Cut(l, ":")
-			val = strings.TrimSpace(val)
-			switch key {
-			case "Fingerprint":
-				b.fingerprint = val
-			case "Setup code":
-				if !strings.HasPrefix(val, "none") {
-					b.setupCode = val
-				}
-				return b, nil
-			}
-		case err := <-b.done:
-			return nil, fmt.Errorf("serve exited before it was up: %v: %s", err, b.logTail())
-		case <-timeout:
+	select {
+	case err := <-up:
+		if err != nil {
 			b.stop()
-			return nil, fmt.Errorf("serve printed no start-up lines in %v: %s", serveReadyWait, b.logTail())
-		case <-ctx.Done():
-			b.stop()
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("%w: %s", err, b.logTail())
 		}
+		return b, nil
+	case err := <-b.done:
+		return nil, fmt.Errorf("serve exited before it was up: %v: %s", err, b.logTail())
+	case <-time.After(serveReadyWait):
+		b.stop()
+		return nil, fmt.Errorf("serve printed no start-up lines in %v: %s", serveReadyWait, b.logTail())
+	case <-ctx.Done():
+		b.stop()
+		return nil, ctx.Err()
 	}
 }
 
