@@ -198,6 +198,13 @@ func TestFleetBridge(t *testing.T) {
 	if sc, isErr := s.call("openlolo_screenshot", map[string]any{"phone": "openlolo-fb02/phone-1", "max_size": 256}); isErr || sc["frame_id"] == nil {
 		t.Fatalf("screenshot of openlolo-fb02/phone-1 = %v", sc)
 	}
+	// A client of MCP 2026-07-28 sends its protocol in every request's
+	// _meta: the fleet keeps it to itself and passes the rest on.
+	r := s.rpc("tools/call", map[string]any{"name": "openlolo_status", "arguments": map[string]any{"phone": "openlolo-fb02/phone-1"},
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "openlolo.mcp": map[string]any{"structured": true}}})
+	if text, _ := json.Marshal(r["content"]); r["isError"] == true || !strings.Contains(string(text), `"text":"{`) {
+		t.Fatalf("status with the client's protocol in _meta = %v, want the box's answer as JSON text", r)
+	}
 	sc, isErr = s.call("openlolo_status", map[string]any{"phone": "openlolo-fb02/sim-9"})
 	if steps, _ := json.Marshal(sc["error"]); !isErr || errCode(sc) != string(api.CodePhoneRequired) || !strings.Contains(string(steps), "openlolo-fa01/sim-2") {
 		t.Fatalf("status on a phone its box does not have = %v, want PHONE_REQUIRED naming the fleet's phones", sc)

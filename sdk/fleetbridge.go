@@ -35,8 +35,31 @@ const FleetServerName = "openlolo-fleet"
 // Only tools are served (no resources or prompts: those name no phone).
 // FleetBridge returns when r ends or ctx is cancelled.
 func FleetBridge(ctx context.Context, f *Fleet, r io.Reader, w io.Writer) error {
-	b := &fleetBridge{f: f}
-	return serveStdio(ctx, r, w, b.handle)
+	return serveStdio(ctx, r, w, NewFleetRouter(f).Handle)
+}
+
+// FleetRouter answers MCP requests for a fleet one at a time, routing
+// them as [FleetBridge] does, for a server that speaks MCP over another
+// transport than stdio (openlolo fleet serve serves it over HTTP on the
+// tailnet). It keeps the tools as first listed and nothing else. It is
+// safe for concurrent use.
+type FleetRouter struct{ b *fleetBridge }
+
+// NewFleetRouter returns the router of f.
+func NewFleetRouter(f *Fleet) *FleetRouter { return &FleetRouter{b: &fleetBridge{f: f}} }
+
+// Handle answers one JSON-RPC request (initialize, ping, tools/list,
+// tools/call; notifications answer nil) with its raw result. An error is
+// a *ProtocolError to answer as a JSON-RPC error, or the context's.
+func (r *FleetRouter) Handle(ctx context.Context, method string, params json.RawMessage) ([]byte, error) {
+	return r.b.handle(ctx, method, params)
+}
+
+// Instructions is what initialize tells agents about the fleet.
+func (r *FleetRouter) Instructions() string { return r.b.instructions() }
+
+func (b *fleetBridge) instructions() string {
+	return fmt.Sprintf("The phones of %d openlolo boxes. openlolo_phones lists them with ids box/phone; pass one as phone to every phone tool.", len(b.f.boxes))
 }
 
 // fleetBridge is the state of one FleetBridge: the tools as listed.
@@ -100,7 +123,7 @@ func (b *fleetBridge) initialize(ctx context.Context, params json.RawMessage) ([
 	}
 	ans["capabilities"] = map[string]any{"tools": map[string]any{}}
 	ans["serverInfo"] = map[string]any{"name": FleetServerName, "version": "1"}
-	ans["instructions"] = fmt.Sprintf("The phones of %d openlolo boxes. openlolo_phones lists them with ids box/phone; pass one as phone to every phone tool.", len(b.f.boxes))
+	ans["instructions"] = b.instructions()
 	return json.Marshal(ans)
 }
 
@@ -208,6 +231,7 @@ func (b *fleetBridge) call(ctx context.Context, raw json.RawMessage) ([]byte, er
 		return failedAnswer(p.Name, e, k.mutating && e.Code != api.CodeOutcomeUnknown, asJSON)
 	}
 	id, _ := p.Arguments["phone"].(string)
+	p.Meta = withoutProtocolMeta(p.Meta)
 	res, err := box.Client.RPC(ctx, "tools/call", p)
 	if err == nil {
 		if k.phone && boxRefused(res, api.CodePhoneRequired) {
@@ -395,6 +419,35 @@ func toolAnswer(sc any, text string, isError, asJSON bool) ([]byte, error) {
 		StructuredContent json.RawMessage     `json:"structuredContent"`
 		IsError           bool                `json:"isError,omitempty"`
 	}{[]map[string]string{{"type": "text", "text": text}}, b, isError})
+}
+
+// protocolMetaPrefix begins the _meta keys of the client's own MCP
+// exchange with the fleet (its protocol version, info and capabilities
+// on every request since MCP 2026-07-28). The fleet's exchange with a box
+// is another: a box refuses a request carrying them without the matching
+// header, so they are not passed on.
+const protocolMetaPrefix = "io.modelcontextprotocol/"
+
+// withoutProtocolMeta is meta without the protocolMetaPrefix keys; nil
+// when none is left.
+func withoutProtocolMeta(meta json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return meta
+	}
+	n := len(m)
+	maps.DeleteFunc(m, func(k string, _ json.RawMessage) bool { return strings.HasPrefix(k, protocolMetaPrefix) })
+	switch {
+	case len(m) == n:
+		return meta
+	case len(m) == 0:
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return meta
+	}
+	return b
 }
 
 // structuredText reports _meta["openlolo.mcp"].structured: the client

@@ -105,6 +105,7 @@ func commands() []command {
 		{name: "call", summary: "call one tool on a paired box: openlolo call BOX TOOL key=value …", run: callCmd},
 		{name: "mcp", summary: "serve MCP on stdio for a local agent, forwarding to a paired box", run: mcpCmd},
 		{name: "update", summary: "install a signed update bundle on a box as its owner: openlolo update BOX BUNDLE", run: updateCmd},
+		{name: "fleet", summary: "serve the phones of every paired box as one MCP endpoint on the tailnet: fleet serve [--allow WHO]", run: fleetCmd},
 		{name: "boxes", summary: "list the boxes this user has paired with", run: boxesCmd},
 		{name: "profiles", summary: "check the owner's app profile file: profiles check --state DIR | FILE", run: profilesCmd},
 		{name: "selftest", summary: "check a phone attached to this machine and print a report: selftest --phone coredevice --state DIR, or --phone gadget", run: selftest},

@@ -34,18 +34,28 @@ func mcpCmd(ctx context.Context, c *Context, args []string) error {
 
 // mcpFleet serves the fleet of every box in the user's token store.
 func mcpFleet(ctx context.Context, c *Context) error {
+	f, ids, err := openFleet(ctx, c)
+	if err != nil {
+		return err
+	}
+	c.logger().Info("openlolo mcp --fleet: serving the phones of every paired box on stdio", "boxes", ids)
+	return clientExit(sdk.FleetBridge(ctx, f, c.Stdin, c.Stdout))
+}
+
+// openFleet opens every box in the user's token store and returns their
+// ids; errors already carry their exit status.
+func openFleet(ctx context.Context, c *Context) (*sdk.Fleet, []string, error) {
 	st, err := tokenStore(c)
 	if err != nil {
-		return clientExit(err)
+		return nil, nil, clientExit(err)
 	}
 	f, err := sdk.OpenFleet(ctx, &sdk.Options{Store: st})
 	if err != nil {
-		return clientExit(err)
+		return nil, nil, clientExit(err)
 	}
 	ids := make([]string, 0, len(f.Boxes()))
 	for _, b := range f.Boxes() {
 		ids = append(ids, b.ID)
 	}
-	c.logger().Info("openlolo mcp --fleet: serving the phones of every paired box on stdio", "boxes", ids)
-	return clientExit(sdk.FleetBridge(ctx, f, c.Stdin, c.Stdout))
+	return f, ids, nil
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/openlolo/openlolo/waittest"
 )
 
-// served is a serve command running in-process.
+// served is a serve (or fleet serve) command running in-process.
 type served struct {
 	lines  []string
 	stderr *lockedBuffer
@@ -29,13 +29,20 @@ type served struct {
 
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
+	return startMain(t, nil, 4, append([]string{"serve"}, args...)...)
+}
+
+// startMain runs openlolo with args and env in-process until it has
+// printed n lines; the test's end stops it.
+func startMain(t *testing.T, env []string, n int, args ...string) *served {
+	t.Helper()
 	pr, pw := io.Pipe()
 	stderr := &lockedBuffer{}
 	s := &served{stderr: stderr}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		code := Main(ctx, &Context{Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Args: append([]string{"serve"}, args...), ConnState: s.reqs.ConnState})
+		code := Main(ctx, &Context{Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Args: args, Env: env, ConnState: s.reqs.ConnState})
 		pw.Close()
 		done <- code
 	}()
@@ -43,7 +50,7 @@ func startServe(t *testing.T, args ...string) *served {
 	go func() {
 		var lines []string
 		sc := bufio.NewScanner(pr)
-		for len(lines) < 4 && sc.Scan() {
+		for len(lines) < n && sc.Scan() {
 			lines = append(lines, sc.Text())
 		}
 		linec <- lines
@@ -53,14 +60,14 @@ func startServe(t *testing.T, args ...string) *served {
 	case s.lines = <-linec:
 	case code := <-done:
 		cancel()
-		t.Fatalf("serve exited %d before printing; stderr:\n%s", code, stderr)
+		t.Fatalf("%s exited %d before printing; stderr:\n%s", args[0], code, stderr)
 	case <-time.After(30 * time.Second):
 		cancel()
-		t.Fatalf("serve printed nothing in 30 s; stderr:\n%s", stderr)
+		t.Fatalf("%s printed nothing in 30 s; stderr:\n%s", args[0], stderr)
 	}
-	if len(s.lines) < 4 {
+	if len(s.lines) < n {
 		cancel()
-		t.Fatalf("serve printed only %q; stderr:\n%s", s.lines, stderr)
+		t.Fatalf("%s printed only %q; stderr:\n%s", args[0], s.lines, stderr)
 	}
 	code, stopped := 0, false
 	s.stop = func() int {

@@ -28,7 +28,15 @@ type ControlOptions struct {
 	AuthKey string
 	// Tags are the ACL tags nodes may advertise (e.g. tag:openlolo).
 	Tags []string
+	// NoDNS sends nodes no DNS configuration, so the tailnet offers no
+	// HTTPS certificates; by default MagicDNS is on.
+	NoDNS bool
 }
+
+// AuthKey is the key [StartNode]'s nodes join with: a control server
+// started with it as ControlOptions.AuthKey lets them in, and one started
+// without a key ignores it.
+const AuthKey = "tskey-test"
 
 // StartControl runs the coordination server and DERP/STUN on loopback
 // until the test ends. Nodes dial loopback directly: it turns
@@ -51,6 +59,9 @@ func StartControl(t testing.TB, opts ControlOptions) *testcontrol.Server {
 			control.TagOwners[tag] = nil
 		}
 	}
+	if opts.NoDNS {
+		control.DNSConfig = nil
+	}
 	control.HTTPTestServer = httptest.NewUnstartedServer(control)
 	control.HTTPTestServer.Start()
 	t.Cleanup(control.HTTPTestServer.Close)
@@ -58,13 +69,13 @@ func StartControl(t testing.TB, opts ControlOptions) *testcontrol.Server {
 }
 
 // StartNode brings up an ephemeral tsnet node named name, advertising
-// tags, on the tailnet whose coordination server is at controlURL; it
+// tags and joining with [AuthKey], on the tailnet whose coordination server is at controlURL; it
 // closes when the test ends.
 func StartNode(t testing.TB, ctx context.Context, controlURL, name string, tags ...string) *tsnet.Server {
 	t.Helper()
 	s := &tsnet.Server{
 		Dir: filepath.Join(t.TempDir(), name), ControlURL: controlURL, Hostname: name,
-		Store: new(mem.Store), Ephemeral: true, AdvertiseTags: tags,
+		Store: new(mem.Store), Ephemeral: true, AdvertiseTags: tags, AuthKey: AuthKey,
 		Logf: logger.Discard, UserLogf: logger.Discard,
 	}
 	t.Cleanup(func() { s.Close() })
