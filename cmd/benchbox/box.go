@@ -23,10 +23,10 @@ type child struct {
 	done  chan error
 }
 
-// startBox starts bin serve on the sim with its state in dir and waits
-// for its start-up lines.
-func startBox(ctx context.Context, bin, dir string) (*child, error) {
-	cmd := exec.CommandContext(ctx, bin, "serve", "--state", dir, "--lan", "127.0.0.1:0", "--phone", "sim")
+// startBox starts bin serve on the sim with its state in dir (and serve's
+// flags extra) and waits for its start-up lines.
+func startBox(ctx context.Context, bin, dir string, extra ...string) (*child, error) {
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--state", dir, "--lan", "127.0.0.1:0", "--phone", "sim"}, extra...)...)
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {

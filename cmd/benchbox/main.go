@@ -24,6 +24,16 @@
 //     floods: the slowest of its answers, on the owner's own kept
 //     connection and on a new one.
 //
+// With -farm N it measures instead how the box scales with simulated
+// phones (issue 27): for each binary, `serve --sims 1` and then
+// `serve --sims N`, one SDK client paired for every phone, and every phone
+// driven at once for -farm-for (a volume button, then a screenshot, in a
+// loop). It prints the calls answered per second, the phones' median
+// call time (p50 per phone), their ratio between N phones and one, and
+// the resident memory per extra phone:
+//
+//	go run ./cmd/benchbox -bin after=bin/openlolo -farm 8
+//
 // The issue's budget (28): idle at most 40 MiB, 48 MiB 30 s after a
 // login, the idle connections at most 24 MiB over idle, 200 clients at
 // most 96 MiB, the owner page under 200 ms during both.
@@ -64,6 +74,8 @@ type options struct {
 	clients   int
 	load      time.Duration
 	settle    time.Duration
+	farm      int
+	farmFor   time.Duration
 }
 
 func main() {
@@ -74,9 +86,15 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 200, "keep-alive clients in the load phase")
 	flag.DurationVar(&o.load, "load", 10*time.Second, "how long the keep-alive clients run")
 	flag.DurationVar(&o.settle, "settle", 30*time.Second, "wait after the login before the second reading")
+	flag.IntVar(&o.farm, "farm", 0, "measure a farm instead: 1 simulated phone, then this many, every phone driven at once")
+	flag.DurationVar(&o.farmFor, "farm-for", 15*time.Second, "with -farm: how long the phones are driven")
 	flag.Parse()
 	if len(bins) == 0 {
 		fmt.Fprintln(os.Stderr, "benchbox: name at least one binary: -bin after=bin/openlolo (see go doc ./cmd/benchbox)")
+		os.Exit(2)
+	}
+	if err := o.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchbox:", err)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,6 +109,15 @@ func run(ctx context.Context, bins builds, o options) error {
 	if err := raiseFileLimit(2*o.idleConns + 2*o.clients + 256); err != nil {
 		return err
 	}
+	if o.farm > 0 {
+		for _, b := range bins {
+			fmt.Printf("%s (%s)\n", b.name, b.path)
+			if err := farm(ctx, b.path, o); err != nil {
+				return fmt.Errorf("%s: %w", b.name, err)
+			}
+		}
+		return nil
+	}
 	var all []figures
 	for _, b := range bins {
 		fmt.Fprintf(os.Stderr, "benchbox: measuring %s (%s)\n", b.name, b.path)
@@ -101,6 +128,20 @@ func run(ctx context.Context, bins builds, o options) error {
 		all = append(all, f)
 	}
 	return printTable(os.Stdout, bins, all, o)
+}
+
+// maxFarm is the most phones -farm takes: serve's --sims limit.
+const maxFarm = 32
+
+// check refuses a farm the box cannot run or that compares nothing.
+func (o options) check() error {
+	if o.farm == 1 || o.farm < 0 || o.farm > maxFarm {
+		return fmt.Errorf("-farm %d: give 2 to %d phones (serve --sims' range) to compare with one, or 0 for the memory figures", o.farm, maxFarm)
+	}
+	if o.farm > 0 && o.farmFor <= 0 {
+		return fmt.Errorf("-farm-for %s: give how long the phones are driven, e.g. 15s", o.farmFor)
+	}
+	return nil
 }
 
 // raiseFileLimit lifts the soft open-file limit to n (children inherit

@@ -65,16 +65,9 @@ func measure(ctx context.Context, bin string, o options) (figures, error) {
 	}
 
 	// The claim and a login by a second browser: two argon2id hashes.
-	jar, _ := cookiejar.New(nil)
-	if err := form(ctx, newClient(conf, jar), box.url, "/claim", url.Values{
-		"code": {box.setup}, "passphrase": {passphrase}, "confirm": {passphrase},
-	}); err != nil {
-		return f, fmt.Errorf("claim: %w", err)
-	}
-	jar, _ = cookiejar.New(nil)
-	owner := newClient(conf, jar)
-	if err := form(ctx, owner, box.url, "/login", url.Values{"passphrase": {passphrase}, "next": {"/status"}}); err != nil {
-		return f, fmt.Errorf("login: %w", err)
+	owner, err := ownerSession(ctx, box, conf)
+	if err != nil {
+		return f, err
 	}
 	if f.login, err = box.rss(); err != nil {
 		return f, err
@@ -83,7 +76,7 @@ func measure(ctx context.Context, bin string, o options) (figures, error) {
 	if f.settled, err = box.rss(); err != nil {
 		return f, err
 	}
-	fresh := func() *http.Client { return newClient(conf, jar) } // the owner's next tab
+	fresh := func() *http.Client { return newClient(conf, owner.Jar) } // the owner's next tab
 
 	// Idle connections: handshaken, then silent.
 	conns, kept := openIdle(ctx, box.url, conf, o.idleConns)
@@ -102,6 +95,23 @@ func measure(ctx context.Context, bin string, o options) (figures, error) {
 	// Keep-alive clients, the owner's page sampled as they run.
 	f.loadPeak, f.loadRequests, f.loadOwner, err = loadClients(ctx, box, conf, owner, fresh, o)
 	return f, err
+}
+
+// ownerSession claims the box in one browser and logs the owner in with
+// another, whose client it returns.
+func ownerSession(ctx context.Context, box *child, conf *tls.Config) (*http.Client, error) {
+	jar, _ := cookiejar.New(nil)
+	if err := form(ctx, newClient(conf, jar), box.url, "/claim", url.Values{
+		"code": {box.setup}, "passphrase": {passphrase}, "confirm": {passphrase},
+	}); err != nil {
+		return nil, fmt.Errorf("claim: %w", err)
+	}
+	jar, _ = cookiejar.New(nil)
+	owner := newClient(conf, jar)
+	if err := form(ctx, owner, box.url, "/login", url.Values{"passphrase": {passphrase}, "next": {"/status"}}); err != nil {
+		return nil, fmt.Errorf("login: %w", err)
+	}
+	return owner, nil
 }
 
 // newClient is a browser that pins the box (and keeps cookies in jar).
