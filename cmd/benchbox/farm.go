@@ -212,22 +212,7 @@ func approve(ctx context.Context, owner *http.Client, base, code string, phones 
 		for i := range phones {
 			v.Add("phone", fmt.Sprintf("sim-%d", i+1))
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/access/approve", strings.NewReader(v.Encode()))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", base)
-		res, err := owner.Do(req)
-		if err != nil {
-			return err
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/access" {
-			return fmt.Errorf("POST /access/approve: status %d at %s, want 200 at /access", res.StatusCode, res.Request.URL.Path)
-		}
-		return nil
+		return post(ctx, owner, base, "/access/approve", v, "/access")
 	}
 	return fmt.Errorf("no pending request with code %s on /access", code)
 }

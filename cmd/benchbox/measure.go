@@ -158,6 +158,12 @@ func form(ctx context.Context, c *http.Client, base, path string, v url.Values) 
 		return fmt.Errorf("no form token on %s", path)
 	}
 	v.Set("csrf", m[1])
+	return post(ctx, c, base, path, v, "/status")
+}
+
+// post posts v to path as the box page's forms do (with the Origin),
+// expecting to land on want.
+func post(ctx context.Context, c *http.Client, base, path string, v url.Values, want string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, strings.NewReader(v.Encode()))
 	if err != nil {
 		return err
@@ -170,8 +176,8 @@ func form(ctx context.Context, c *http.Client, base, path string, v url.Values) 
 	}
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/status" {
-		return fmt.Errorf("POST %s: status %d at %s, want 200 at /status", path, res.StatusCode, res.Request.URL.Path)
+	if res.StatusCode != http.StatusOK || res.Request.URL.Path != want {
+		return fmt.Errorf("POST %s: status %d at %s, want 200 at %s", path, res.StatusCode, res.Request.URL.Path, want)
 	}
 	return nil
 }
