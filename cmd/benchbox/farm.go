@@ -30,6 +30,7 @@ type farmFigures struct {
 	perPhone []time.Duration // each phone's median call
 	idle     int64           // KiB, all phones up, before the calls
 	peak     int64           // KiB, sampled during the calls
+	firstErr error           // the first failed call's error, if any
 }
 
 // callsPerSecond is the calls answered per second, all phones together.
@@ -56,8 +57,7 @@ func farm(ctx context.Context, bin string, o options) error {
 	return printFarm(os.Stdout, all[0], all[1])
 }
 
-// measureFarm starts bin with n sims, pairs one client for all of them,
-// and has every phone pressed and looked at concurrently for d: each
+// measureFarm starts bin with n sims, pairs a client for each, and has every phone pressed and looked at concurrently for d: each
 // round is a volume button (a new picture: the HUD) then a screenshot.
 func measureFarm(ctx context.Context, bin string, n int, d time.Duration) (farmFigures, error) {
 	f := farmFigures{phones: n}
@@ -79,16 +79,19 @@ func measureFarm(ctx context.Context, bin string, n int, d time.Duration) (farmF
 	if err != nil {
 		return f, err
 	}
-	c, err := pairClient(ctx, box, owner, filepath.Join(dir, "boxes.json"), n)
-	if err != nil {
-		return f, err
-	}
+	// One client per phone, as one agent per phone would be: the box
+	// limits each client's calls per minute (api.CallsPerMinute).
 	ids := make([]string, n)
+	clients := make([]*sdk.Client, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("sim-%d", i+1)
+		store := filepath.Join(dir, ids[i]+".json")
+		if clients[i], err = pairClient(ctx, box, owner, store, ids[i]); err != nil {
+			return f, err
+		}
 		// A first call per phone, so the farm's figures leave out
 		// first-use costs (fonts, icons, the picture cache).
-		if _, err := c.CallTool(ctx, string(api.ToolScreenshot), map[string]any{"phone": ids[i]}); err != nil {
+		if _, err := clients[i].CallTool(ctx, string(api.ToolScreenshot), map[string]any{"phone": ids[i]}); err != nil {
 			return f, fmt.Errorf("screenshot of %s: %w", ids[i], err)
 		}
 	}
@@ -101,10 +104,11 @@ func measureFarm(ctx context.Context, bin string, n int, d time.Duration) (farmF
 	defer cancel()
 	times := make([][]time.Duration, n)
 	fails := make([]int, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i, id := range ids {
-		wg.Go(func() { times[i], fails[i] = drivePhone(dctx, c, id) })
+		wg.Go(func() { times[i], fails[i], errs[i] = drivePhone(dctx, clients[i], id) })
 	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -130,14 +134,17 @@ func measureFarm(ctx context.Context, bin string, n int, d time.Duration) (farmF
 		f.calls += len(times[i])
 		f.failed += fails[i]
 		f.perPhone = append(f.perPhone, median(times[i]))
+		if f.firstErr == nil && errs[i] != nil {
+			f.firstErr = fmt.Errorf("%s: %w", ids[i], errs[i])
+		}
 	}
 	return f, nil
 }
 
 // drivePhone presses volume up and down in turn on phone id, with a
 // screenshot after each press, until ctx ends; it returns each answered
-// call's time and how many calls failed.
-func drivePhone(ctx context.Context, c *sdk.Client, id string) (times []time.Duration, failed int) {
+// call's time, how many calls failed and the first failure.
+func drivePhone(ctx context.Context, c *sdk.Client, id string) (times []time.Duration, failed int, first error) {
 	buttons := []api.Button{api.ButtonVolumeUp, api.ButtonVolumeDown}
 	for i := 0; ctx.Err() == nil; i++ {
 		for _, call := range []func() error{
@@ -154,30 +161,33 @@ func drivePhone(ctx context.Context, c *sdk.Client, id string) (times []time.Dur
 			err := call()
 			switch {
 			case ctx.Err() != nil:
-				return times, failed
+				return times, failed, first
 			case err != nil:
 				failed++
+				if first == nil {
+					first = err
+				}
 			default:
 				times = append(times, time.Since(start))
 			}
 		}
 	}
-	return times, failed
+	return times, failed, first
 }
 
 var requestRE = regexp.MustCompile(`data-user-code="([^"]+)" data-handle="([^"]+)"`)
 
 // pairClient pairs an SDK client with the box, the owner approving it on
-// the Access page for every phone, and dials it.
-func pairClient(ctx context.Context, box *child, owner *http.Client, store string, phones int) (*sdk.Client, error) {
+// the Access page for phone, and dials it.
+func pairClient(ctx context.Context, box *child, owner *http.Client, store, phone string) (*sdk.Client, error) {
 	st := &sdk.TokenStore{Path: store}
 	var approveErr error
 	_, err := sdk.Pair(ctx, box.url, sdk.PairOptions{
-		ClientName: "benchbox farm",
+		ClientName: "benchbox farm " + phone,
 		Store:      st,
 		Pin:        box.pin,
 		Prompt: func(_, code, _ string) {
-			approveErr = approve(ctx, owner, box.url, code, phones)
+			approveErr = approve(ctx, owner, box.url, code, phone)
 		},
 	})
 	if approveErr != nil {
@@ -194,8 +204,8 @@ func pairClient(ctx context.Context, box *child, owner *http.Client, store strin
 }
 
 // approve approves the pending request with user code on the Access
-// page for 30 days on phones sim-1 .. sim-phones.
-func approve(ctx context.Context, owner *http.Client, base, code string, phones int) error {
+// page for 30 days on phone.
+func approve(ctx context.Context, owner *http.Client, base, code, phone string) error {
 	body, err := page(ctx, owner, base+"/access")
 	if err != nil {
 		return err
@@ -208,10 +218,7 @@ func approve(ctx context.Context, owner *http.Client, base, code string, phones 
 		if !strings.EqualFold(m[1], code) {
 			continue
 		}
-		v := url.Values{"csrf": {tok[1]}, "handle": {m[2]}, "life": {"30d"}, "phones_shown": {"1"}}
-		for i := range phones {
-			v.Add("phone", fmt.Sprintf("sim-%d", i+1))
-		}
+		v := url.Values{"csrf": {tok[1]}, "handle": {m[2]}, "life": {"30d"}, "phones_shown": {"1"}, "phone": {phone}}
 		return post(ctx, owner, base, "/access/approve", v, "/access")
 	}
 	return fmt.Errorf("no pending request with code %s on /access", code)
@@ -237,5 +244,13 @@ func printFarm(w io.Writer, one, many farmFigures) error {
 	fmt.Fprintf(tw, "  per extra phone\t\t%s\t\t\n", mib((many.idle-one.idle)/int64(many.phones-1)))
 	fmt.Fprintf(tw, "peak RSS during the calls\t%s\t%s\t\t\n", mib(one.peak), mib(many.peak))
 	fmt.Fprintf(tw, "  per extra phone\t\t%s\t\t\n", mib((many.peak-one.peak)/int64(many.phones-1)))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, f := range []farmFigures{one, many} {
+		if f.firstErr != nil {
+			fmt.Fprintf(w, "first failed call with %d phones: %v\n", f.phones, f.firstErr)
+		}
+	}
+	return nil
 }

@@ -26,7 +26,8 @@
 //
 // With -farm N it measures instead how the box scales with simulated
 // phones (issue 27): for each binary, `serve --sims 1` and then
-// `serve --sims N`, one SDK client paired for every phone, and every phone
+// `serve --sims N`, an SDK client paired for each phone (the box limits
+// each client's calls per minute), and every phone
 // driven at once for -farm-for (a volume button, then a screenshot, in a
 // loop). It prints the calls answered per second, the phones' median
 // call time (p50 per phone), their ratio between N phones and one, and
