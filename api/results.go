@@ -320,7 +320,9 @@ type PhonesResult struct {
 
 // PhoneEntry is one phone of the box as openlolo_phones lists it.
 type PhoneEntry struct {
-	ID       string     `json:"id" desc:"The phone's stable id: the phone argument of every phone tool."`
+	ID string `json:"id" desc:"The phone's stable id: the phone argument of every phone tool."`
+	// Name is the name the owner gave the phone on the box page, or the
+	// model its backend reports when the owner gave none.
 	Name     string     `json:"name"`
 	Platform Platform   `json:"platform"`
 	Backend  Backend    `json:"backend"`

@@ -68,6 +68,7 @@ func (b *Box) routes(steps *startupSteps) error {
 		Store:         b.store,
 		OAuth:         b.oauth,
 		Phone:         b.cfg.Phone,
+		PhoneID:       b.control.ID(),
 		Phones:        boxPhones(b.control),
 		Control:       boxController(b.control),
 		Driver:        controller{s: b.control},

@@ -100,6 +100,7 @@ func (r *remote) mount() error {
 		Store:    b.store,
 		OAuth:    r.oauth,
 		Phone:    b.cfg.Phone,
+		PhoneID:  b.control.ID(),
 		Phones:   boxPhones(b.control),
 		Control:  boxController(b.control),
 		Info:     r.info,

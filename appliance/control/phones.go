@@ -1,10 +1,12 @@
 package control
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/store"
 )
 
 // Phones is openlolo_phones: every phone of the box, with its state and
@@ -14,9 +16,10 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 		return reply(Fail[api.PhonesResult](e))
 	}
 	res := &api.PhonesResult{Phones: make([]api.PhoneEntry, 0, len(s.phones))}
+	names := s.phoneNames(ctx)
 	for _, v := range s.reachable(c) {
 		info, st := v.ph.Info(), v.ph.State()
-		p := api.PhoneEntry{ID: v.id, Name: info.Model, Platform: info.Platform, Backend: info.Backend,
+		p := api.PhoneEntry{ID: v.id, Name: cmp.Or(names[v.id], info.Model), Platform: info.Platform, Backend: info.Backend,
 			State: st.Code, Problems: []api.Problem{}}
 		for _, pr := range st.Problems.List() {
 			p.Problems = append(p.Problems, pr.Code())
@@ -28,6 +31,17 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 		res.Phones = append(res.Phones, p)
 	}
 	return reply(OK(res))
+}
+
+// phoneNames are the names the owner gave the box's phones, by id (the
+// store's); none when the store cannot be read (logged: the phones are
+// then named as their backends report them).
+func (s *Service) phoneNames(ctx context.Context) map[string]string {
+	var names map[string]string
+	if err := s.st.View(ctx, func(tx *store.Tx) (err error) { names, err = tx.PhoneNames(); return err }); err != nil {
+		s.log.Warn("control: read the phones' names", "err", err)
+	}
+	return names
 }
 
 // phoneArgs are the arguments of a phone tool: they name the phone.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
@@ -467,5 +468,45 @@ func TestPauseOfAGrantOfNoAttachedPhone(t *testing.T) {
 		if v.Lease().Paused {
 			t.Errorf("%s paused by a grant that does not reach it", v.ID())
 		}
+	}
+}
+
+// openlolo_phones names a phone as the owner named it on the box page,
+// and the others as their backends report them; a name given to a phone
+// the box has not now waits for it.
+func TestPhonesNames(t *testing.T) {
+	ctx := t.Context()
+	svc, st := threePhones(t)
+	err := st.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.SetPhoneName("sim-2", "Kitchen iPhone", time.Now()); err != nil {
+			return err
+		}
+		return tx.SetPhoneName("gone-1", "Away", time.Now())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := svc.Phones(ctx, control.Client{ID: "c", Name: "script"}, api.PhonesArgs{})
+	var got []string
+	for _, p := range r.Result.Phones {
+		got = append(got, p.ID+"="+p.Name)
+	}
+	if want := "sim-1=Fake phone sim-2=Kitchen iPhone sim-3=Fake phone"; strings.Join(got, " ") != want {
+		t.Errorf("openlolo_phones names %v, want %s", got, want)
+	}
+}
+
+// A store that cannot be read leaves openlolo_phones naming the phones as
+// their backends report them, not failing.
+func TestPhonesNamesUnreadable(t *testing.T) {
+	ctx := t.Context()
+	svc, st := threePhones(t)
+	if err := st.Update(ctx, func(tx *store.Tx) error { return tx.SetPhoneName("sim-2", "Kitchen iPhone", time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	r := svc.Phones(ctx, control.Client{ID: "c", Name: "script"}, api.PhonesArgs{})
+	if r.Outcome.Status != api.StatusOK || len(r.Result.Phones) != 3 || r.Result.Phones[1].Name != "Fake phone" {
+		t.Errorf("openlolo_phones over a closed store = %+v %+v, want every phone by its model", r.Outcome.Error, r.Result)
 	}
 }

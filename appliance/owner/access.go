@@ -24,8 +24,10 @@ type accessPage struct {
 	Asks     askBlock
 	AskMarks map[string]clientMarksView
 	// Phones are the box's phones when it has several: an approval
-	// picks those the grant reaches, and each client shows its own.
-	Phones []string
+	// picks those the grant reaches, and each client shows its own, as
+	// Names labels them.
+	Phones []namedPhone
+	Names  phoneNames
 }
 
 func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
@@ -34,7 +36,10 @@ func (p *Pages) accessPage(w http.ResponseWriter, r *http.Request) {
 	ap := &accessPage{
 		basePage: basePage{Title: "Access", Nav: "access", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 10},
 		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
-		Phones:   p.phoneIDs(),
+		Phones:   p.namedPhones(ctx),
+	}
+	if ap.Phones != nil {
+		ap.Names = p.phoneNames(ctx)
 	}
 	pending, err := p.cfg.OAuth.PendingRequests(ctx)
 	if err != nil {

@@ -27,8 +27,9 @@ type activityPage struct {
 	HasControl bool
 	Rows       []activityRow
 	Filter     activityFilter
-	Clients    []string // every client (and "owner") in the rows read, for the filter
-	Phones     []string // the box's phones when it has several: the filter and a column
+	Clients    []string     // every client (and "owner") in the rows read, for the filter
+	Phones     []namedPhone // the box's phones when it has several: the filter and a column
+	Names      phoneNames   // labels the rows' phones
 	Runs       []runOption
 	Outcomes   []string
 	Page       int    // 1-based
@@ -85,8 +86,11 @@ func (p *Pages) activityPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	ap := &activityPage{basePage: basePage{Title: "Activity", Nav: "activity", CSRF: s.csrf, LoggedIn: true, Script: true, Reload: 15},
 		Filter:   activityFilter{Client: q.Get("client"), Outcome: q.Get("outcome"), Run: q.Get("run"), Phone: q.Get("phone")},
-		Phones:   p.phoneIDs(),
+		Phones:   p.namedPhones(r.Context()),
 		Outcomes: activityOutcomes, Zone: zoneName(p.now().Local()), Retention: retention()}
+	if ap.Phones != nil {
+		ap.Names = p.phoneNames(r.Context())
+	}
 	ap.Page, _ = strconv.Atoi(q.Get("page"))
 	ap.Page = max(ap.Page, 1)
 	if p.cfg.Control != nil {

@@ -21,8 +21,10 @@ import (
 type askBlock struct {
 	CSRF string
 	Asks []store.Ask
-	// Several: the box has several phones, so each ask names its phone.
+	// Several: the box has several phones, so each ask names its phone,
+	// as Names labels it.
 	Several bool
+	Names   phoneNames
 	Next    string // where a decision returns to
 	// Off: the box runs without asks (no control service).
 	Off bool
@@ -34,6 +36,9 @@ func (p *Pages) pendingAsks(r *http.Request, csrf, next string) askBlock {
 	b := askBlock{CSRF: csrf, Next: next, Off: p.cfg.Asks == nil, Several: p.several()}
 	if b.Off {
 		return b
+	}
+	if b.Several {
+		b.Names = p.phoneNames(r.Context())
 	}
 	asks, err := p.cfg.Asks.PendingAsks(r.Context())
 	if err != nil {
@@ -47,8 +52,9 @@ func (p *Pages) pendingAsks(r *http.Request, csrf, next string) askBlock {
 type askPageData struct {
 	basePage
 	Ask     store.Ask
-	Several bool     // the box has several phones: the page names the ask's
-	Pending askBlock // the ask's own form while it waits
+	Several bool       // the box has several phones: the page names the ask's
+	Names   phoneNames // labels the ask's phone
+	Pending askBlock   // the ask's own form while it waits
 	Done    string
 }
 
@@ -69,8 +75,11 @@ func (p *Pages) askPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ap := &askPageData{basePage: basePage{Title: "Ask", Nav: "status", CSRF: s.csrf, LoggedIn: true}, Ask: a, Several: p.several()}
+	if ap.Several {
+		ap.Names = p.phoneNames(r.Context())
+	}
 	if a.State == store.AskPending {
-		ap.Pending = askBlock{CSRF: s.csrf, Asks: []store.Ask{a}, Next: "/asks/" + a.ID, Several: p.several()}
+		ap.Pending = askBlock{CSRF: s.csrf, Asks: []store.Ask{a}, Next: "/asks/" + a.ID, Several: ap.Several, Names: ap.Names}
 	}
 	switch r.URL.Query().Get("done") {
 	case "allowed":

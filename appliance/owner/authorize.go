@@ -15,7 +15,7 @@ type authorizePage struct {
 	Action string // this URL, so the POST carries the original parameters
 	Lives  []oauth.Life
 	Marks  clientMarksView // what the app will be asked about (access_asks.html), as on Access's approve form
-	Phones []string        // the box's phones when it has several, to tick those the grant reaches, as on Access
+	Phones []namedPhone    // the box's phones when it has several, to tick those the grant reaches, as on Access
 }
 
 func (p *Pages) authorizeForm(w http.ResponseWriter, r *http.Request) {
@@ -30,7 +30,7 @@ func (p *Pages) authorizeForm(w http.ResponseWriter, r *http.Request) {
 		Action:   "/oauth/authorize?" + r.URL.RawQuery,
 		Lives:    []oauth.Life{oauth.Life24h, oauth.Life30d, oauth.LifeForever},
 		Marks:    p.requestMarks(req.ClientID),
-		Phones:   p.phoneIDs(),
+		Phones:   p.namedPhones(r.Context()),
 	}, redirectOrigin(req.RedirectURI))
 }
 

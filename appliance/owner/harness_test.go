@@ -67,8 +67,10 @@ type boxOpts struct {
 	// asks, when set, makes the asks service from the box's store and
 	// clock (asks_test.go).
 	asks func(t testing.TB, st *store.Store, now func() time.Time) *control.Service
-	// phones is Config.Phones: a box of several phones.
-	phones []owner.BoxPhone
+	// phones is Config.Phones: a box of several phones; phoneID is
+	// Config.PhoneID: the id of a box's one phone.
+	phones  []owner.BoxPhone
+	phoneID string
 	// readTimeout is the test server's ReadTimeout (0: none);
 	// uploadIdle is Config.UploadIdle.
 	readTimeout, uploadIdle time.Duration
@@ -96,7 +98,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 		asks = o.asks(t, st, clk.Now)
 	}
 	b.pages, err = owner.New(owner.Config{
-		Asks: asks, Phones: o.phones,
+		Asks: asks, Phones: o.phones, PhoneID: o.phoneID,
 		Store: st, OAuth: as, Phone: o.phone, Screen: screen, Control: o.control, Button: o.button.events(), Updater: o.updater, StateDir: o.stateDir, Driver: o.driver, Live: o.live, WiFi: o.wifi, Now: clk.Now, SetupCodeFile: b.setupFile,
 		UploadIdle: o.uploadIdle,
 		Identity:   identityOf(o.identity), Tailnet: o.tailnet, Trust: o.trust,

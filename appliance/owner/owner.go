@@ -29,6 +29,10 @@ type Config struct {
 	// Phone is the attached phone, for the Status page's state and
 	// problems. It may be nil (the page then says no phone is attached).
 	Phone phone.Phone
+	// PhoneID is Phone's stable id (as clients name it), which the name
+	// the owner gives it on the Status page is kept under; "": the page
+	// offers no name for it. Each of Phones has its own ID.
+	PhoneID string
 	// Phones are the box's phones when it has several, in the box's
 	// order: the pages then name the phone on asks and Activity rows,
 	// Activity filters by phone, and Status lists them. With none or one,

@@ -84,6 +84,7 @@ func (p *Pages) routes() []route {
 		{"POST /status/" + string(InputKey), ownerOnly, p.ownerInput(InputKey)},
 		{"POST /status/take-over", ownerOnly, p.takeOver},
 		{"POST /status/give-back", ownerOnly, p.giveBack},
+		{"POST /status/name", ownerOnly, p.namePost},
 		{"GET /help", ownerOnly, p.helpIndex},
 		{"GET /help/{topic}", ownerOnly, p.helpTopicPage},
 

@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/url"
@@ -39,6 +40,9 @@ type statusPage struct {
 	// PhoneQuery names PhoneID in a picture's address ("" on a box of
 	// one).
 	PhoneQuery string
+	// Name is the phone's name form ([nameForm]); nil when the page
+	// cannot name the phone.
+	Name *nameForm
 
 	// The live view: the stream's picture size, the geometry epoch the
 	// owner's touches name, the buttons this phone has, and whether the
@@ -50,14 +54,25 @@ type statusPage struct {
 }
 
 func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
-	s, _ := sessionFrom(r.Context())
 	pp, ok := p.pick(r)
 	if !ok {
 		p.message(w, r, http.StatusNotFound, "No such phone", noPhone(r), "Status", "/status")
 		return
 	}
+	p.showStatus(w, r, http.StatusOK, pp, nil)
+}
+
+// showStatus renders pp's Status page with status; refused, when set, is
+// a name the owner typed that the box refused (the form keeps it).
+func (p *Pages) showStatus(w http.ResponseWriter, r *http.Request, status int, pp *pagePhone, refused *nameForm) {
+	s, _ := sessionFrom(r.Context())
 	sp := &statusPage{basePage: basePage{Title: "Status", Nav: "status", CSRF: s.csrf, LoggedIn: true, Script: true}}
-	sp.PhoneID, sp.Phones = pp.id, p.phoneRows(pp)
+	names := p.phoneNames(r.Context())
+	sp.PhoneID, sp.Phones = pp.id, p.phoneRows(pp, names)
+	if pp.key != "" {
+		sp.Name = cmp.Or(refused, &nameForm{Value: names[pp.key]})
+		sp.Name.Saved = names[pp.key]
+	}
 	if pp.id != "" {
 		sp.PhoneQuery = "?phone=" + url.QueryEscape(pp.id)
 	}
@@ -98,6 +113,10 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		sp.Done = "Every phone's control is paused. No input reaches any phone until you resume."
 	case "resumed-all":
 		sp.Done = "Every phone's control is resumed."
+	case "named":
+		sp.Done = "The phone's name is saved. Clients see it in openlolo_phones."
+	case "unnamed":
+		sp.Done = "The phone is named as its backend reports it again."
 	default:
 		sp.Done = doneWords(r.URL.Query().Get("done"))
 	}
@@ -109,7 +128,7 @@ func (p *Pages) statusPage(w http.ResponseWriter, r *http.Request) {
 		// input on the live view): the notice no longer holds.
 		sp.Done = ""
 	}
-	p.render(w, r, http.StatusOK, "status", sp)
+	p.render(w, r, status, "status", sp)
 }
 
 // screen serves the phone's current screen, scaled for the page.

@@ -10,17 +10,17 @@ import "fmt"
 var resetTables = [...]string{
 	"owner_sessions", "owner_failures", "owner_locks", "owner_setup", "owner",
 	"oauth_auth_codes", "oauth_tokens", "oauth_device_requests", "oauth_grants", "oauth_clients",
-	"events", "operation_thumbs", "operations", "actions", "asks", "client_ask_marks",
+	"events", "operation_thumbs", "operations", "actions", "asks", "client_ask_marks", "phone_names",
 }
 
 // FactoryReset forgets the owner and everyone the owner let in: the
 // owner's passphrase, sessions, failure counts and locks, the setup code,
 // the owner's settings (those declared Forget, such as the linked tailnet
 // login), every OAuth client, request, grant, token and code, the
-// operation journal and the watch events. It returns how many rows each
-// table lost. Run it
-// inside the same Update that stores the new setup code, so a box is never
-// seen without an owner and without a code.
+// operation journal, the watch events and the names the owner gave the
+// phones (they may name their people). It returns how many rows each
+// table lost. Run it inside the same Update that stores the new setup
+// code, so a box is never seen without an owner and without a code.
 func (t *Tx) FactoryReset() (map[string]int64, error) {
 	t.credChanged = true
 	out := make(map[string]int64, len(resetTables))

@@ -50,6 +50,7 @@ func fillAll(t *testing.T, s *Store) {
 					Fingerprint: "f", Kind: "url", What: "open a URL", State: AskPending, Created: now, Expires: now.Add(time.Minute)})
 			},
 			func() error { return tx.SetClientAskMark(AskMark{ClientID: "c1", Kind: "input", Ask: true}) },
+			func() error { return tx.SetPhoneName("sim-1", "Anna's iPhone", now) },
 		}
 		for _, step := range steps {
 			if err := step(); err != nil {
