@@ -16,7 +16,7 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 		return reply(Fail[api.PhonesResult](e))
 	}
 	res := &api.PhonesResult{Phones: make([]api.PhoneEntry, 0, len(s.phones))}
-	names := s.phoneNames(ctx)
+	names := s.PhoneNames(ctx)
 	for _, v := range s.reachable(c) {
 		info, st := v.ph.Info(), v.ph.State()
 		p := api.PhoneEntry{ID: v.id, Name: cmp.Or(names[v.id], info.Model), Platform: info.Platform, Backend: info.Backend,
@@ -33,10 +33,10 @@ func (s *Service) Phones(ctx context.Context, c Client, _ api.PhonesArgs) Reply[
 	return reply(OK(res))
 }
 
-// phoneNames are the names the owner gave the box's phones, by id (the
+// PhoneNames are the names the owner gave the box's phones, by id (the
 // store's); none when the store cannot be read (logged: the phones are
 // then named as their backends report them).
-func (s *Service) phoneNames(ctx context.Context) map[string]string {
+func (s *Service) PhoneNames(ctx context.Context) map[string]string {
 	var names map[string]string
 	if err := s.st.View(ctx, func(tx *store.Tx) (err error) { names, err = tx.PhoneNames(); return err }); err != nil {
 		s.log.Warn("control: read the phones' names", "err", err)

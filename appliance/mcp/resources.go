@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/picture"
 )
 
 // MCP resources and prompts, served statelessly like the tools: the
@@ -22,8 +24,14 @@ import (
 
 // Resource URIs.
 const (
-	// ScreenURI is the screen as the caller's latest frame (an image).
+	// ScreenURI is the screen as the caller's latest frame (an image):
+	// the box's one phone's; on a box of several, a read names the phone
+	// through ScreenTemplate.
 	ScreenURI = "openlolo://screen"
+	// ScreenTemplate is one phone's screen by its id, on a box of several
+	// phones.
+	ScreenTemplate = "openlolo://screen/{phone}"
+	screenPrefix   = "openlolo://screen/"
 	// AppsTemplate is an app's profile (JSON) by bundle id.
 	AppsTemplate = "openlolo://apps/{bundle_id}"
 	appsPrefix   = "openlolo://apps/"
@@ -47,13 +55,34 @@ func (h *Handler) addResources() {
 	h.server.AddResource(&sdk.Resource{URI: ScreenURI, Name: "screen", Title: "The phone's screen", MIMEType: "image/jpeg",
 		Description: "A screenshot of the phone now (JPEG, longest side 1536): reading it makes it YOUR latest frame, like openlolo_screenshot; _meta[\"openlolo.mcp\"].frame gives its frame_id and geometry_epoch for touch tools. openlolo_elements names what is on it, with ids touch tools take."},
 		h.readScreen)
+	if h.several() {
+		h.server.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: ScreenTemplate, Name: "phone_screen", Title: "A phone's screen", MIMEType: "image/jpeg",
+			Description: "The screen of the phone with that id (openlolo_phones lists them), as " + ScreenURI + " gives a box of one phone's."},
+			h.readScreen)
+	}
 	h.server.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: AppsTemplate, Name: "app_profile", Title: "App profile", MIMEType: "application/json",
 		Description: "An app's profile by bundle id, as openlolo_app_profile gives it: URL schemes, deep links with typed parameters (openlolo_open_link), quirks."},
 		h.readApp)
 	h.server.AddPrompt(&sdk.Prompt{Name: PromptOperatePhone, Title: "Operate the phone",
 		Description: "How to work the phone through this box: look, find, tap with the frame, observe, and release control when done.",
-		Arguments:   []*sdk.PromptArgument{{Name: "goal", Title: "Goal", Description: "What to do on the phone (optional)."}}},
+		Arguments: []*sdk.PromptArgument{{Name: "goal", Title: "Goal", Description: "What to do on the phone (optional)."},
+			{Name: "phone", Title: "Phone", Description: "The id of the phone to work, on a box of several (optional; openlolo_phones lists them)."}}},
 		h.operatePhone)
+}
+
+// several reports whether the box has several phones: its screens are
+// then read by phone, and the prompt names them.
+func (h *Handler) several() bool { return len(h.ctl.Views()) > 1 }
+
+// screenURIs are the screens of the phones c reaches, by phone id.
+func (h *Handler) screenURIs(c control.Client) []string {
+	var out []string
+	for _, v := range h.ctl.Views() {
+		if c.Reaches(v.ID()) {
+			out = append(out, screenPrefix+url.PathEscape(v.ID()))
+		}
+	}
+	return out
 }
 
 // clientOf is the control client of an authenticated caller.
@@ -95,7 +124,15 @@ func (h *Handler) filterLists(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			out.Resources = append(out.Resources, list.Resources...)
 			if list.NextCursor != "" {
-				return &out, nil // the profiles come with the last page
+				return &out, nil // the profiles and phones come with the last page
+			}
+			if h.several() {
+				names := h.ctl.PhoneNames(ctx)
+				for _, uri := range h.screenURIs(clientOf(caller)) {
+					id, _ := url.PathUnescape(strings.TrimPrefix(uri, screenPrefix))
+					out.Resources = append(out.Resources, &sdk.Resource{URI: uri, Name: "screen " + id, MIMEType: "image/jpeg",
+						Title: "The screen of " + cmp.Or(names[id], id), Description: "Phone " + id + "'s screen, as " + ScreenURI + " gives a box of one phone's."})
+				}
 			}
 			ps := h.ctl.AppProfiles(ctx, clientOf(caller), api.AppProfilesArgs{})
 			if ps.Result == nil {
@@ -124,25 +161,47 @@ func (h *Handler) filterLists(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// readScreen answers openlolo://screen: a screenshot as
-// openlolo_screenshot takes it (the caller's latest frame from now on),
-// as an image blob with its frame in _meta.
+// readScreen answers openlolo://screen and openlolo://screen/{phone}: a
+// screenshot as openlolo_screenshot takes it (the caller's latest frame
+// from now on), as an image blob with its frame in _meta. Naming no phone
+// on a box of several is PHONE_REQUIRED, whose next steps name the
+// screens to read.
 func (h *Handler) readScreen(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-	c, err := reader(ctx, ScreenURI)
+	uri := req.Params.URI
+	c, err := reader(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
-	rep := h.ctl.Screenshot(ctx, c, api.ScreenshotArgs{})
-	imgs := pictures(h, &rep)
+	var args api.ScreenshotArgs
+	if rest, ok := strings.CutPrefix(uri, screenPrefix); ok {
+		id, err := url.PathUnescape(rest)
+		if err != nil || id == "" {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		args.Phone = id
+	}
+	// Through control's one entry, as openlolo_screenshot: it picks the
+	// phone the read names (or the caller's only one) under the grant.
+	var rep control.Reply[api.ScreenshotResult]
+	var imgs []*picture.Picture
+	h.ctl.Invoke(ctx, control.Request{Client: c, Tool: api.ToolScreenshot, Args: args, Deliver: func(r *control.Invoked) {
+		rep = control.Typed[api.ScreenshotResult](*r)
+		imgs = pictures(h, &rep)
+		*r = control.Untyped(rep)
+	}})
 	if rep.Result == nil || len(imgs) != 1 {
 		e := rep.Error
 		if e == nil {
 			e = api.Errorf(api.CodeCaptureFailed, "the screenshot could not be encoded")
 		}
+		if e.Code == api.CodePhoneRequired {
+			e = new(*e)
+			e.NextSteps = append([]string{"read one of: " + strings.Join(h.screenURIs(c), ", ")}, e.NextSteps...)
+		}
 		return nil, refused(e)
 	}
 	img := imgs[0]
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: ScreenURI, MIMEType: img.MIME(), Blob: img.Data,
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: img.MIME(), Blob: img.Data,
 		Meta: sdk.Meta{metaKey: map[string]any{"frame": rep.Result}}}}}, nil
 }
 
@@ -174,15 +233,47 @@ func (h *Handler) readApp(ctx context.Context, req *sdk.ReadResourceRequest) (*s
 // operatePhone answers prompts/get operate_phone: the loop, with the goal
 // when given.
 func (h *Handler) operatePhone(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
-	if _, err := reader(ctx, "the "+PromptOperatePhone+" prompt"); err != nil {
+	c, err := reader(ctx, "the "+PromptOperatePhone+" prompt")
+	if err != nil {
 		return nil, err
 	}
 	text := operateText
+	if id := strings.TrimSpace(req.Params.Arguments["phone"]); id != "" || h.several() {
+		which, e := h.promptPhones(ctx, c, id)
+		if e != nil {
+			return nil, refused(e)
+		}
+		text = which + "\n\n" + text
+	}
 	if goal := strings.TrimSpace(req.Params.Arguments["goal"]); goal != "" {
 		text = "Your goal on the phone: " + clipRunes(goal, 500) + "\n\n" + text
 	}
 	return &sdk.GetPromptResult{Description: "How to operate the phone through this box.",
 		Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
+}
+
+// promptPhones is what operate_phone says of the phones: the one named
+// id, or (id "") every phone c may use. PHONE_REQUIRED when id is none of
+// them.
+func (h *Handler) promptPhones(ctx context.Context, c control.Client, id string) (string, *api.Error) {
+	rep := h.ctl.Phones(ctx, c, api.PhonesArgs{})
+	if rep.Result == nil {
+		return "", rep.Error
+	}
+	var all []string
+	for _, p := range rep.Result.Phones {
+		if p.ID == id {
+			return fmt.Sprintf("Your phone: %s (id %s). Pass phone=%q to every phone tool, and read its screen as %s.", p.Name, p.ID, p.ID, screenPrefix+url.PathEscape(p.ID)), nil
+		}
+		all = append(all, fmt.Sprintf("%s (%s)", p.ID, p.Name))
+	}
+	if id != "" {
+		e := api.Errorf(api.CodePhoneRequired, "the box has no phone %q this client may use", api.Clip(id))
+		e.NextSteps = append([]string{"get the prompt again with phone set to one of: " + strings.Join(all, ", ")}, e.NextSteps...)
+		return "", e
+	}
+	return fmt.Sprintf("This box has several phones; you may use %s. Name one as phone on every phone tool and read its screen as %s (or get this prompt again with phone set).",
+		strings.Join(all, ", "), ScreenTemplate), nil
 }
 
 // operateText is the operate_phone prompt: the loop, then what the tool

@@ -112,8 +112,19 @@ type helpPage struct {
 	HasPhone bool
 	Phone    phone.Info
 	State    phone.State
-	Now      bool // the phone has this problem now
+	Now      bool // the phone has this problem now (on a box of several: one of them)
 	Topics   []helpTopic
+	// Phones are every phone of a box of several, each with whether it
+	// has this problem now; none on a box of one (Phone and State say).
+	Phones []helpPhone
+}
+
+// helpPhone is one phone of a box of several on a help page.
+type helpPhone struct {
+	ID, Label string // its id and phoneNames.Label
+	Link      string // its Status page
+	State     phone.State
+	Now       bool // it has the page's problem now
 }
 
 func (p *Pages) helpIndex(w http.ResponseWriter, r *http.Request) {
@@ -138,14 +149,27 @@ func (p *Pages) help(w http.ResponseWriter, r *http.Request, slug string) {
 		title = t.Title
 	}
 	hp := &helpPage{basePage: basePage{Title: title, Nav: "help", CSRF: s.csrf, LoggedIn: true}, Topic: t, Topics: helpTopics}
+	has := func(st phone.State) bool { return t.Problem != "" && slices.Contains(problems(st), t.Problem) }
 	if p.cfg.Phone != nil {
 		hp.HasPhone = true
 		hp.Phone = p.cfg.Phone.Info()
 		hp.State = p.cfg.Phone.State()
-		hp.Now = t.Problem != "" && slices.Contains(problems(hp.State), t.Problem)
-		if hp.Now && t.Waits {
-			hp.Script, hp.Reload = true, 5
+		hp.Now = has(hp.State)
+	}
+	if p.several() {
+		names := p.phoneNames(r.Context())
+		for _, pp := range p.phones {
+			if pp.phone == nil {
+				continue
+			}
+			h := helpPhone{ID: pp.id, Label: names.Label(pp.id), Link: pp.statusPath(""), State: pp.phone.State()}
+			h.Now = has(h.State)
+			hp.Now = hp.Now || h.Now
+			hp.Phones = append(hp.Phones, h)
 		}
+	}
+	if hp.Now && t.Waits {
+		hp.Script, hp.Reload = true, 5
 	}
 	p.render(w, r, http.StatusOK, "help", hp)
 }

@@ -2,6 +2,7 @@ package owner_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/phone"
 )
 
 // storedNames are the phone names b's store holds.
@@ -154,5 +156,59 @@ func TestPhoneNameRefused(t *testing.T) {
 	res, page := ownertest.PostForm(t, nc, nb.url, "/status/name", url.Values{"csrf": {ownertest.CSRF(t, nc, nb.url)}, "name": {"Desk"}})
 	if res.StatusCode != http.StatusConflict || len(storedNames(t, nb)) != 0 {
 		t.Errorf("naming the phone of a box without its id = %d, stored %v: %s", res.StatusCode, storedNames(t, nb), ownertest.Text(page))
+	}
+}
+
+// On a box of several phones Help says which phones need a walkthrough
+// and the diagnostics list every phone, each by the owner's name: before,
+// both read the first phone alone.
+func TestHelpAndDiagnosticsEveryPhone(t *testing.T) {
+	t.Parallel()
+	sick := &problemPhone{Phone: simPhone(t)}
+	sick.set(phone.State{Code: "developer_mode_off", Reason: "Developer Mode is off.", Problems: phone.ProblemSet(phone.DeveloperModeOff)})
+	var phones []owner.BoxPhone
+	for i, p := range threePhones {
+		var ph phone.Phone = simPhone(t)
+		if i == 1 {
+			ph = sick
+		}
+		phones = append(phones, owner.BoxPhone{ID: p.ID, Phone: ph, Control: &fakeControl{holder: "agent " + p.ID}})
+	}
+	b, c := claimedBox(t, boxOpts{phone: phones[0].Phone, phones: phones, control: &fakeControl{}})
+	if err := b.st.Update(t.Context(), func(tx *store.Tx) error { return tx.SetPhoneName("sim-2", "Kitchen iPhone", time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	page := mustGet(t, c, b.url, "/help/developer-mode")
+	for _, want := range []string{`<li data-phone="sim-2"><a href="/status?phone=sim-2">Kitchen iPhone (sim-2)</a>: <span class="bad">needs this now.`,
+		`<li data-phone="sim-1"><a href="/status?phone=sim-1">sim-1</a>: <span class="ok">does not need this now.`, "data-reload="} {
+		if !strings.Contains(page, want) {
+			t.Errorf("Help for Developer Mode lacks %s: %s", want, ownertest.Text(page))
+		}
+	}
+	if page := mustGet(t, c, b.url, "/help/trust"); strings.Contains(page, "needs this now") || strings.Contains(page, "data-reload=") {
+		t.Errorf("Help for trust says a phone needs it: %s", ownertest.Text(page))
+	}
+
+	var d struct {
+		Phones []struct {
+			ID, Name, State string
+			Problems        []string
+			Lease           *struct{ Holder string }
+		} `json:"phones"`
+	}
+	if err := json.Unmarshal([]byte(mustGet(t, c, b.url, "/settings/diagnostics")), &d); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range d.Phones {
+		holder := ""
+		if p.Lease != nil {
+			holder = p.Lease.Holder
+		}
+		got = append(got, strings.Join([]string{p.ID, p.Name, p.State, strings.Join(p.Problems, "+"), holder}, "|"))
+	}
+	want := []string{"sim-1||ready||agent sim-1", "sim-2|Kitchen iPhone|developer_mode_off|developer_mode_off|agent sim-2", "sim-3||ready||agent sim-3"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("diagnostics phones = %q, want %q", got, want)
 	}
 }
