@@ -1,7 +1,6 @@
 package owner_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/control"
-	"github.com/openlolo/openlolo/appliance/control/controltest"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/owner/ownertest"
 	"github.com/openlolo/openlolo/appliance/store"
@@ -42,19 +40,7 @@ func TestPhoneName(t *testing.T) {
 	var svc *control.Service
 	o := boxOpts{phone: phones[0].Phone, phones: phones, control: &fakeControl{recent: []owner.Activity{
 		{Time: time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC), Client: "agent", Tool: "openlolo_tap", Outcome: "succeeded", Phone: "sim-2"}}}}
-	o.asks = func(t testing.TB, st *store.Store, now func() time.Time) *control.Service {
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		var att []control.Attached
-		for _, p := range threePhones {
-			att = append(att, control.Attached{ID: p.ID, Phone: controltest.New(now)})
-		}
-		var err error
-		if svc, err = control.New(ctx, control.Config{Store: st, Phones: att, Now: now}); err != nil {
-			t.Fatal(err)
-		}
-		return svc
-	}
+	o.asks = farmAsks(&svc)
 	b, c := claimedBox(t, o)
 	tok := ownertest.CSRF(t, c, b.url)
 	name := func(phone, name string) (*http.Response, string) {

@@ -56,6 +56,24 @@ func TestActivityByPhone(t *testing.T) {
 	}
 }
 
+// farmAsks is a boxOpts.asks of a control service over three test phones
+// (sim-1 .. sim-3), which it keeps in *svc.
+func farmAsks(svc **control.Service) func(testing.TB, *store.Store, func() time.Time) *control.Service {
+	return func(t testing.TB, st *store.Store, now func() time.Time) *control.Service {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		var att []control.Attached
+		for _, p := range threePhones {
+			att = append(att, control.Attached{ID: p.ID, Phone: controltest.New(now)})
+		}
+		var err error
+		if *svc, err = control.New(ctx, control.Config{Store: st, Phones: att, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		return *svc
+	}
+}
+
 // An ask on a box of several phones names its phone on Status and on its
 // own page; a box of one names none.
 func TestAskNamesPhone(t *testing.T) {
@@ -66,20 +84,7 @@ func TestAskNamesPhone(t *testing.T) {
 			o.phones = threePhones
 		}
 		var svc *control.Service
-		o.asks = func(t testing.TB, st *store.Store, now func() time.Time) *control.Service {
-			ctx, cancel := context.WithCancel(context.Background())
-			t.Cleanup(cancel)
-			var att []control.Attached
-			for _, p := range threePhones {
-				att = append(att, control.Attached{ID: p.ID, Phone: controltest.New(now)})
-			}
-			var err error
-			svc, err = control.New(ctx, control.Config{Store: st, Phones: att, Now: now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return svc
-		}
+		o.asks = farmAsks(&svc)
 		b, c := claimedBox(t, o)
 		a := settingsCall
 		a.OperationID, a.Phone = op1, "sim-2"
