@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,15 +18,43 @@ import (
 //
 // Requests are forwarded concurrently (a long openlolo_watch does not hold
 // up a screenshot); answers are written whole, one per line, as they come.
+// The client's own protocol metadata (the io.modelcontextprotocol/ keys
+// of _meta that MCP 2026-07-28 clients send on every request) describes
+// its exchange with the bridge, not the bridge's with the box, and is
+// not passed on: the box refuses it without the matching header.
 // Bridge returns when r ends or ctx is cancelled.
 func Bridge(ctx context.Context, c *Client, r io.Reader, w io.Writer) error {
 	return serveStdio(ctx, r, w, func(ctx context.Context, method string, params json.RawMessage) ([]byte, error) {
 		var p any
 		if len(params) > 0 {
-			p = params
+			p = paramsWithoutProtocolMeta(params)
 		}
 		return c.RPC(ctx, method, p)
 	})
+}
+
+// paramsWithoutProtocolMeta is params with its _meta's protocolMetaPrefix
+// keys removed (and _meta itself when nothing else is left); params that
+// carry none, or are not an object, are returned as they are.
+func paramsWithoutProtocolMeta(params json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil || m["_meta"] == nil {
+		return params
+	}
+	meta := withoutProtocolMeta(m["_meta"])
+	if bytes.Equal(meta, m["_meta"]) {
+		return params
+	}
+	if meta == nil {
+		delete(m, "_meta")
+	} else {
+		m["_meta"] = meta
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return b
 }
 
 // rpcHandler answers one JSON-RPC request (or notification) with its raw
