@@ -32,7 +32,7 @@ func TestOwnerPauseSurvivesClientResume(t *testing.T) {
 
 	tok := ownertest.CSRF(t, tb.Owner, tb.URL)
 	res, body := ownertest.PostForm(t, tb.Owner, tb.URL, "/status/pause", url.Values{"csrf": {tok}})
-	if res.StatusCode != 200 || !strings.Contains(ownertest.Text(body), "Phone control is paused by you (the owner) since") {
+	if res.StatusCode != 200 || !strings.Contains(ownertest.FullText(body), "Phone control is paused by you (the owner) since") {
 		t.Fatalf("pause: %d %s", res.StatusCode, ownertest.Text(body))
 	}
 
@@ -47,7 +47,7 @@ func TestOwnerPauseSurvivesClientResume(t *testing.T) {
 		t.Fatal("a key went through while the owner's pause held")
 	}
 	_, body = ownertest.Get(t, tb.Owner, tb.URL, "/status")
-	if !strings.Contains(ownertest.Text(body), "by you (the owner)") {
+	if !strings.Contains(ownertest.FullText(body), "by you (the owner)") {
 		t.Fatalf("Status after the client's resume: %s", ownertest.Text(body))
 	}
 

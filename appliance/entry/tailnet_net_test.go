@@ -451,7 +451,7 @@ func TestTailnetBox(t *testing.T) {
 	}
 	getOK(t, laptop.hc, remote+"/healthz")
 	_, page = ownertest.Get(t, owner, lanURL, "/status")
-	if !strings.Contains(ownertest.Text(page), "coordination server is unreachable") {
+	if !strings.Contains(ownertest.FullText(page), "coordination server is unreachable") {
 		t.Errorf("the Status page does not say the coordination server is unreachable: %s", ownertest.Text(page))
 	}
 
@@ -488,7 +488,7 @@ func TestTailnetAuthKeyLogin(t *testing.T) {
 	owner := lanClient(t, box)
 	ownertest.Claim(t, owner, lanURL, code, testPass)
 	_, page := ownertest.Get(t, owner, lanURL, "/status")
-	if !strings.Contains(ownertest.Text(page), "Remote entry needs_login") {
+	if !strings.Contains(ownertest.FullText(page), "Remote entry needs_login") {
 		t.Errorf("the Status page does not say why the remote entry is down: %s", ownertest.Text(page))
 	}
 	tok := ownertest.CSRF(t, owner, lanURL)

@@ -16,15 +16,15 @@ func TestLoginPageShowsLock(t *testing.T) {
 	t.Parallel() // hashes ten passphrases
 	b, _ := claimedBox(t, boxOpts{})
 	peer := peerClient(t, b, "192.0.2.66:4000")
-	if _, body := ownertest.Get(t, peer, b.url, "/login"); strings.Contains(ownertest.Text(body), "stopped checking") {
+	if _, body := ownertest.Get(t, peer, b.url, "/login"); strings.Contains(ownertest.FullText(body), "stopped checking") {
 		t.Fatalf("login page before any failure says locked: %q", ownertest.Text(body))
 	}
 	wrongLogins(t, b, peer, 10)
 	res, body := ownertest.Get(t, peer, b.url, "/login")
-	if res.StatusCode != http.StatusOK || !strings.Contains(ownertest.Text(body), "stopped checking") || !strings.Contains(ownertest.Text(body), "from this device") {
+	if res.StatusCode != http.StatusOK || !strings.Contains(ownertest.FullText(body), "stopped checking") || !strings.Contains(ownertest.FullText(body), "from this device") {
 		t.Fatalf("login page of the locked peer: %d %q, want the lock shown", res.StatusCode, ownertest.Text(body))
 	}
-	if _, body := ownertest.Get(t, peerClient(t, b, "192.0.2.10:5000"), b.url, "/login"); strings.Contains(ownertest.Text(body), "stopped checking") {
+	if _, body := ownertest.Get(t, peerClient(t, b, "192.0.2.10:5000"), b.url, "/login"); strings.Contains(ownertest.FullText(body), "stopped checking") {
 		t.Errorf("another device's login page says locked: %q", ownertest.Text(body))
 	}
 }
@@ -57,7 +57,7 @@ func TestForgotHintNamesStateDir(t *testing.T) {
 		b, c := claimedBox(t, boxOpts{stateDir: tc.dir})
 		tok := ownertest.CSRF(t, c, b.url)
 		res, body := ownertest.PostForm(t, c, b.url, "/logout", url.Values{"csrf": {tok}})
-		if res.Request.URL.Path != "/login" || !strings.Contains(ownertest.Text(body), tc.want) {
+		if res.Request.URL.Path != "/login" || !strings.Contains(ownertest.FullText(body), tc.want) {
 			t.Errorf("state dir %q: login page %q does not give %q", tc.dir, ownertest.Text(body), tc.want)
 		}
 	}

@@ -33,8 +33,8 @@ func TestLoginLockPerSource(t *testing.T) {
 	peer := peerClient(t, b, "192.0.2.66:4000")
 	wrongLogins(t, b, peer, 10)
 	res, body := wrongLogins(t, b, peer, 1)
-	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.Text(body), "from this device") ||
-		!strings.Contains(ownertest.Text(body), "openlolo owner reset-passphrase") {
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.FullText(body), "from this device") ||
+		!strings.Contains(ownertest.FullText(body), "openlolo owner reset-passphrase") {
 		t.Fatalf("the guessing peer: %d %q, want 429 naming the console", res.StatusCode, ownertest.Text(body))
 	}
 	// The same peer on another port is the same source.
@@ -64,7 +64,7 @@ func TestLoginLockWholeBoxButton(t *testing.T) {
 	// The owner asks for the button, presses it, and gets in.
 	tok = ownertest.FormToken(body)
 	res, body = ownertest.PostForm(t, ownerC, b.url, "/login/button", url.Values{"csrf": {tok}, "next": {"/access"}})
-	if res.StatusCode != http.StatusOK || !strings.Contains(ownertest.Text(body), "Press the button") {
+	if res.StatusCode != http.StatusOK || !strings.Contains(ownertest.FullText(body), "Press the button") {
 		t.Fatalf("/login/button: %d %q", res.StatusCode, ownertest.Text(body))
 	}
 	// Another browser's login is not let through by this press.
@@ -74,7 +74,7 @@ func TestLoginLockWholeBoxButton(t *testing.T) {
 		t.Errorf("another browser after the press: %d, want 429", res.StatusCode)
 	}
 	body = mustGet(t, ownerC, b.url, "/login/button?next=/access")
-	if !strings.Contains(ownertest.Text(body), "felt its button") {
+	if !strings.Contains(ownertest.FullText(body), "felt its button") {
 		t.Fatalf("after the press: %q", ownertest.Text(body))
 	}
 	res, body = ownertest.PostForm(t, ownerC, b.url, "/login", url.Values{"csrf": {ownertest.FormToken(body)},
@@ -118,7 +118,7 @@ func TestClaimLockPerSource(t *testing.T) {
 		res, body = ownertest.PostForm(t, peer, b.url, "/claim", url.Values{"csrf": {tok}, "code": {"WRONGCOD"},
 			"passphrase": {testPass}, "confirm": {testPass}})
 	}
-	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.Text(body), "from this device") {
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.FullText(body), "from this device") {
 		t.Fatalf("fifth wrong code: %d %q", res.StatusCode, ownertest.Text(body))
 	}
 	// The same /64 is the same source.

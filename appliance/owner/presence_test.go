@@ -241,11 +241,11 @@ func TestClaimByButtonRefusals(t *testing.T) {
 			for range 6 {
 				res, body = ownertest.PostForm(t, c, b.url, "/claim", url.Values{"csrf": {tok}, "code": {"WRONGCOD"}, "passphrase": {testPass}, "confirm": {testPass}})
 			}
-			if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.Text(body), "claim it with its button instead") {
+			if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.FullText(body), "claim it with its button instead") {
 				t.Errorf("setup code while locked: %d %q, want 429 naming the button", res.StatusCode, ownertest.Text(body))
 			}
 			res, body = startButtonClaim(t, c, b.url, testPass, testPass)
-			if res.StatusCode != http.StatusOK || !strings.Contains(ownertest.Text(body), "Press the button") {
+			if res.StatusCode != http.StatusOK || !strings.Contains(ownertest.FullText(body), "Press the button") {
 				t.Fatalf("button claim while locked: %d %q, want the page that waits for the press", res.StatusCode, ownertest.Text(body))
 			}
 			btn.press()

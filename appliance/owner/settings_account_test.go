@@ -64,7 +64,7 @@ func TestChangePassphraseRefusals(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", tc.origin)
 		res, body := ownertest.Do(t, c, req)
-		if res.StatusCode != tc.status || !strings.Contains(ownertest.Text(body), tc.says) {
+		if res.StatusCode != tc.status || !strings.Contains(ownertest.FullText(body), tc.says) {
 			t.Errorf("%s: %d %q, want %d saying %q", tc.name, res.StatusCode, ownertest.Text(body), tc.status, tc.says)
 		}
 	}
@@ -89,7 +89,7 @@ func TestChangePassphraseCountsAsLogin(t *testing.T) {
 	for range 11 {
 		res, body = ownertest.PostForm(t, c, b.url, "/settings/passphrase", url.Values{"csrf": {tok}, "current": {"guess guess guess"}, "passphrase": {newPass}, "confirm": {newPass}})
 	}
-	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.Text(body), "stopped checking") {
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(ownertest.FullText(body), "stopped checking") {
 		t.Fatalf("eleventh wrong current passphrase: %d %q, want 429", res.StatusCode, ownertest.Text(body))
 	}
 	// Locked: even the right one is not checked.

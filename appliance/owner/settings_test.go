@@ -275,7 +275,7 @@ func TestStatusShowsRemoteEntry(t *testing.T) {
 			c := as(t, srv, "")
 			ownertest.Login(t, c, base, testPass)
 			_, body := ownertest.Get(t, c, base, "/status")
-			if !strings.Contains(ownertest.Text(body), tt.want) {
+			if !strings.Contains(ownertest.FullText(body), tt.want) {
 				t.Errorf("Status page lacks %q: %s", tt.want, ownertest.Text(body))
 			}
 		})

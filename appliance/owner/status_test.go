@@ -72,7 +72,7 @@ func TestStatusPage(t *testing.T) {
 	tok := ownertest.CSRF(t, c, b.url)
 	res, body = ownertest.PostForm(t, c, b.url, "/status/pause", url.Values{"csrf": {tok}})
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Phone control is paused") || !strings.Contains(body, "Resume phone control") ||
-		!strings.Contains(ownertest.Text(body), "by you (the owner) since "+time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC).Local().Format("2006-01-02 15:04:05 MST")) {
+		!strings.Contains(ownertest.FullText(body), "by you (the owner) since "+time.Date(2026, 11, 29, 12, 0, 5, 0, time.UTC).Local().Format("2006-01-02 15:04:05 MST")) {
 		t.Fatalf("pause: %d %q", res.StatusCode, ownertest.Text(body))
 	}
 	if !ctl.Lease().Paused {

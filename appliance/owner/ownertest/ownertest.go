@@ -197,12 +197,18 @@ func pendingHandle(t testing.TB, c *http.Client, baseURL, userCode string) (hand
 
 // Text is a page's visible text on one line, for failure messages.
 func Text(page string) string {
-	if i := strings.Index(page, "<main>"); i >= 0 {
-		page = page[i:]
-	}
-	s := strings.TrimSpace(spaceRE.ReplaceAllString(html.UnescapeString(tagRE.ReplaceAllString(page, " ")), " "))
+	s := FullText(page)
 	if len(s) > 600 {
 		s = s[:600] + "…"
 	}
 	return s
+}
+
+// FullText is the page's main text as [Text] gives it, whole: what a
+// check that the page says something looks in (Text is cut for messages).
+func FullText(page string) string {
+	if i := strings.Index(page, "<main>"); i >= 0 {
+		page = page[i:]
+	}
+	return strings.TrimSpace(spaceRE.ReplaceAllString(html.UnescapeString(tagRE.ReplaceAllString(page, " ")), " "))
 }
