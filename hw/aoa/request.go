@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Controller makes one USB control transfer on the phone's control
@@ -44,6 +45,17 @@ const HIDProtocol = 2
 // not answer GET_PROTOCOL, or answered a version older than 2. Input then
 // has to take another path (the android backend's `input` commands).
 var ErrUnsupported = errors.New("aoa: the phone does not offer AOA v2 HID input")
+
+// TransferTimeout bounds each control transfer the box makes: USB 2.0
+// §9.2.6.4 gives a device 5 s to complete a request with a data stage.
+// A phone that takes longer is not answering (its accessory function
+// wedged, or the cable half out), and waiting longer would hold the
+// input, and the agent's call, until the call's own deadline.
+const TransferTimeout = 5 * time.Second
+
+// ErrNoAnswer is wrapped when a control transfer did not complete within
+// [TransferTimeout].
+var ErrNoAnswer = errors.New("the phone did not answer the control request within 5s (unplug the phone and plug it in again)")
 
 // SetupLen is the length of a setup packet on the wire.
 const SetupLen = 8
@@ -109,13 +121,25 @@ func RequestName(r uint8) string {
 	return fmt.Sprintf("request %d", r)
 }
 
+// transfer makes one control transfer within [TransferTimeout]; an error
+// past that wraps [ErrNoAnswer] (unless ctx itself ended).
+func transfer(ctx context.Context, c Controller, s Setup, data []byte) (int, error) {
+	tctx, cancel := context.WithTimeoutCause(ctx, TransferTimeout, ErrNoAnswer)
+	defer cancel()
+	n, err := c.Control(tctx, s.RequestType, s.Request, s.Value, s.Index, data)
+	if err != nil && ctx.Err() == nil && tctx.Err() != nil && !errors.Is(err, ErrNoAnswer) {
+		err = fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	}
+	return n, err
+}
+
 // control makes one transfer and checks that all of data moved; the
 // error names the request.
 func control(ctx context.Context, c Controller, s Setup, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", RequestName(s.Request), err)
 	}
-	n, err := c.Control(ctx, s.RequestType, s.Request, s.Value, s.Index, data)
+	n, err := transfer(ctx, c, s, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", RequestName(s.Request), err)
 	}
@@ -132,7 +156,7 @@ func control(ctx context.Context, c Controller, s Setup, data []byte) error {
 func Protocol(ctx context.Context, c Controller) (uint16, error) {
 	buf := make([]byte, 2)
 	s := Setup{RequestType: RequestIn, Request: GetProtocol, Length: 2}
-	n, err := c.Control(ctx, s.RequestType, s.Request, s.Value, s.Index, buf)
+	n, err := transfer(ctx, c, s, buf)
 	switch {
 	case ctx.Err() != nil:
 		return 0, fmt.Errorf("aoa: GET_PROTOCOL: %w", ctx.Err())

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // call is one control transfer a recorder saw.
@@ -202,4 +204,68 @@ func TestProtocolCancelled(t *testing.T) {
 	if len(r.calls) != 1 {
 		t.Errorf("%d transfers, want only the GET_PROTOCOL (a cancelled event is not sent)", len(r.calls))
 	}
+}
+
+// hang is a Controller whose phone never answers: each transfer waits for
+// its ctx, as hw/usb's does, and fails with the context's cause.
+type hang struct{}
+
+func (hang) Control(ctx context.Context, _, _ uint8, _, _ uint16, _ []byte) (int, error) {
+	<-ctx.Done()
+	return 0, context.Cause(ctx)
+}
+
+// A phone that never answers a control request fails it after
+// TransferTimeout with ErrNoAnswer, not at the caller's deadline; the
+// caller's own cancel stays the caller's error.
+func TestTransferTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(ctx context.Context, c Controller) error
+	}{
+		{"GET_PROTOCOL", func(ctx context.Context, c Controller) error { _, err := Protocol(ctx, c); return err }},
+		{"SEND_HID_EVENT", func(ctx context.Context, c Controller) error { return sendHIDEvent(ctx, c, 1, make([]byte, 8)) }},
+		{"SET_HID_REPORT_DESC", func(ctx context.Context, c Controller) error {
+			return registerHID(ctx, &failOn{Controller: hang{}, req: SetHIDReportDesc}, 3, []byte{1, 2}, 64)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+				defer cancel()
+				start := time.Now()
+				err := tc.do(ctx, hang{})
+				if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), tc.name) {
+					t.Errorf("err = %v, want ErrNoAnswer naming %s", err, tc.name)
+				}
+				if took := time.Since(start); took != TransferTimeout {
+					t.Errorf("failed after %v, want %v", took, TransferTimeout)
+				}
+			})
+		})
+	}
+	t.Run("caller cancels", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+			err := sendHIDEvent(ctx, hang{}, 1, make([]byte, 8))
+			if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoAnswer) {
+				t.Errorf("err = %v, want the caller's deadline, not ErrNoAnswer", err)
+			}
+		})
+	})
+}
+
+// failOn answers every request at once but req, which goes to the
+// embedded Controller.
+type failOn struct {
+	Controller
+	req uint8
+}
+
+func (f *failOn) Control(ctx context.Context, rt, req uint8, value, index uint16, data []byte) (int, error) {
+	if req != f.req {
+		return len(data), nil
+	}
+	return f.Controller.Control(ctx, rt, req, value, index, data)
 }
