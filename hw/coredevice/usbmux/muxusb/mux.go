@@ -123,7 +123,7 @@ func Open(ctx context.Context, pipe Pipe, cfg Config) (*Mux, error) {
 }
 
 func (m *Mux) handshake(ctx context.Context) error {
-	if err := m.send(&Packet{Header: Header{Protocol: ProtoVersion}, Version: Version{Major: 2}}); err != nil {
+	if err := m.sendCtx(ctx, &Packet{Header: Header{Protocol: ProtoVersion}, Version: Version{Major: 2}}); err != nil {
 		return err
 	}
 	buf := make([]byte, readSize)
@@ -150,7 +150,7 @@ func (m *Mux) handshake(ctx context.Context) error {
 			m.wmu.Lock()
 			m.v2 = true
 			m.wmu.Unlock()
-			return m.send(&Packet{Header: Header{Protocol: ProtoSetup}, Payload: []byte{setupByte}})
+			return m.sendCtx(ctx, &Packet{Header: Header{Protocol: ProtoSetup}, Payload: []byte{setupByte}})
 		}
 		return fmt.Errorf("%w: %d.%d", ErrVersion, p.Version.Major, p.Version.Minor)
 	}
@@ -172,7 +172,12 @@ func Serve(ctx context.Context, pipe Pipe, cfg Config, accept func(port uint16) 
 
 // send writes one packet as one transfer, and a zero-length packet after
 // it when it fills its last USB packet.
-func (m *Mux) send(p *Packet) error {
+func (m *Mux) send(p *Packet) error { return m.sendCtx(m.ctx, p) }
+
+// sendCtx is send with the transfers bounded by ctx: the version
+// exchange's, so a device that takes nothing cannot hold Open past its
+// ctx.
+func (m *Mux) sendCtx(ctx context.Context, p *Packet) error {
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
 	if m.v2 && p.Header.Protocol != ProtoVersion {
@@ -186,15 +191,24 @@ func (m *Mux) send(p *Packet) error {
 		m.txSeq++
 	}
 	b := p.Append(nil)
-	if _, err := m.pipe.Out(m.ctx, b); err != nil {
-		return fmt.Errorf("%w: %s: write: %w", ErrDeviceGone, m.cfg.Name, err)
+	if _, err := m.pipe.Out(ctx, b); err != nil {
+		return m.writeErr(ctx, err)
 	}
 	if len(b)%m.maxPacket == 0 {
-		if _, err := m.pipe.Out(m.ctx, nil); err != nil {
-			return fmt.Errorf("%w: %s: write: %w", ErrDeviceGone, m.cfg.Name, err)
+		if _, err := m.pipe.Out(ctx, nil); err != nil {
+			return m.writeErr(ctx, err)
 		}
 	}
 	return nil
+}
+
+// writeErr is a failed write's error: the device gone, unless a
+// caller's ctx (not the session's) ended it first.
+func (m *Mux) writeErr(ctx context.Context, err error) error {
+	if ctx != m.ctx && ctx.Err() != nil {
+		return fmt.Errorf("%s: write: the device took nothing: %w", m.cfg.Name, err)
+	}
+	return fmt.Errorf("%w: %s: write: %w", ErrDeviceGone, m.cfg.Name, err)
 }
 
 func (m *Mux) sendTCP(h TCPHeader, data []byte) error {

@@ -186,8 +186,35 @@ func TestVersions(t *testing.T) {
 		if _, err := muxusb.Open(ctx, link.Host(), muxusb.Config{MaxPacket: maxPacket}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Open against a silent device = %v, want DeadlineExceeded", err)
 		}
+	})	// A device that takes no bulk OUT transfer (a phone still setting
+	// its interface up, or wedged): the version packet's write ends
+	// with ctx too, or the box's usbmux hangs on that phone for good.
+	t.Run("device that reads nothing: ctx ends the write", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+			if _, err := muxusb.Open(ctx, stuckPipe{}, muxusb.Config{MaxPacket: maxPacket}); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Open against a device that reads nothing = %v, want DeadlineExceeded", err)
+			}
+		})
 	})
 }
+
+// stuckPipe is a device that never completes a transfer: each waits for
+// its ctx, as hw/usb's do.
+type stuckPipe struct{}
+
+func (stuckPipe) In(ctx context.Context, _ []byte) (int, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+func (stuckPipe) Out(ctx context.Context, _ []byte) (int, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+func (stuckPipe) Close() error { return nil }
 
 func TestConnectRefused(t *testing.T) {
 	m, d, _ := start(t, 2)
