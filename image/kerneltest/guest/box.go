@@ -98,8 +98,15 @@ func (b *servedBox) stop() error {
 		select {
 		case b.stopErr = <-b.done:
 		case <-time.After(15 * time.Second):
-			b.cmd.Process.Kill()
-			b.stopErr = fmt.Errorf("serve did not stop within 15s of SIGTERM")
+			// SIGQUIT first: Go prints every goroutine's stack to the
+			// log, which says where the box hangs.
+			b.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-b.done:
+			case <-time.After(5 * time.Second):
+				b.cmd.Process.Kill()
+			}
+			b.stopErr = fmt.Errorf("serve did not stop within 15s of SIGTERM: %s", b.logTail())
 		}
 	})
 	return b.stopErr
@@ -165,4 +172,21 @@ func guard(f func(t testing.TB) error) (err error) {
 		}
 	}()
 	return f(checkTB{})
+}
+
+// runBox runs the box's binary with args and returns what it printed. A
+// run past limit (or ctx) gets SIGQUIT, so Go prints every goroutine's
+// stack: a hang in the box shows where it is, and the checks after it
+// still run.
+func runBox(ctx context.Context, limit time.Duration, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, openloloBin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		fmt.Printf("guest: openlolo %s ran past %v; what it printed:\n%s\n", strings.Join(args, " "), limit, out)
+	}
+	return out, err
 }

@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -110,7 +109,7 @@ func (s *suite) coreDeviceBoxChecks(ctx context.Context, iphone *fakeIPhone, sta
 	_, serr := os.Stat(usbmuxdSocket)
 	noMuxd := errors.Is(serr, fs.ErrNotExist)
 	t0 := time.Now()
-	out, err := exec.CommandContext(ctx, openloloBin, "selftest", "--phone", "coredevice", "--state", state, "--timeout", "2m").CombinedOutput()
+	out, err := runBox(ctx, 150*time.Second, "selftest", "--phone", "coredevice", "--state", state, "--timeout", "2m")
 	text := string(out)
 	ok := err == nil && noMuxd && slices.Contains(st.Launches(), "com.apple.mobilenotes")
 	for _, step := range []string{"usbmux", "tunnel", "developer mode", "disk image", "screenshot", "apps", "launch", "set clipboard", "clipboard", "paste", "tap", "home button"} {
@@ -176,7 +175,10 @@ func (s *suite) phoneReady(ctx context.Context, c *sdk.Client, box *servedBox, n
 	t0 := time.Now()
 	last := &api.PhonesResult{}
 	var err error
-	if waittest.Until(60*time.Second, 200*time.Millisecond, func() bool {
+	// Once a second: the box allows a client 120 calls a minute, and a
+	// phone that never gets ready must not leave the checks after this
+	// one RATE_LIMITED.
+	if waittest.Until(60*time.Second, time.Second, func() bool {
 		var got *api.PhonesResult
 		if got, err = decoded[api.PhonesResult](c.CallTool(ctx, string(api.ToolPhones), nil)); err == nil {
 			last = got

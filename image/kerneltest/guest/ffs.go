@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -57,14 +59,24 @@ var androidSpec = fakeSpec{name: "adb", vendor: fakeVendor, product: fakeProduct
 type fakeAndroid struct {
 	gadget, mount string
 	function      string // "ffs.<name>"
-	ep0, ep1, ep2 int
-	mu            sync.Mutex
-	requests      []string // control requests seen on ep0
+	ep0           int
+	// ep1 and ep2 are os.Files, not descriptor numbers: Go keeps a
+	// number open while a read or write on it is blocked and fails the
+	// calls after Close, so a loop of this phone that wakes after close
+	// cannot reach the next fake phone's endpoint under a reused number
+	// (the re-plugged fake iPhone's bulk OUT once went unread so).
+	ep1, ep2 *os.File
+	mu       sync.Mutex
+	requests []string // control requests seen on ep0
 	// aoa is the phone's accessory function: AOA's vendor requests on
 	// ep0 go to it, which keeps the HID devices the box registers and
 	// decodes their reports.
 	aoa  aoatest.Phone
 	done chan struct{}
+	// closed is set before close closes ep0: the control loop, woken
+	// by the unplug, must not read again under a number the next fake
+	// phone's ep0 may have taken.
+	closed atomic.Bool
 }
 
 // ffsDescriptors builds the v2 descriptors blob for ep0: the interface
@@ -140,7 +152,7 @@ func startFake(spec fakeSpec) (*fakeAndroid, error) {
 		return nil, err
 	}
 	f := &fakeAndroid{gadget: "/sys/kernel/config/usb_gadget/fake" + spec.name, mount: "/dev/usb-ffs/" + spec.name, function: "ffs." + spec.name,
-		ep0: -1, ep1: -1, ep2: -1, done: make(chan struct{})}
+		ep0: -1, done: make(chan struct{})}
 	g := f.gadget
 	steps := []struct{ path, value string }{
 		{g, ""},
@@ -182,10 +194,35 @@ func startFake(spec fakeSpec) (*fakeAndroid, error) {
 }
 
 // In reads what the host sent on the bulk OUT endpoint.
-func (f *fakeAndroid) In(_ context.Context, b []byte) (int, error) { return retryRead(f.ep2, b) }
+func (f *fakeAndroid) In(_ context.Context, b []byte) (int, error) {
+	return onFile(f.ep2, b, false)
+}
 
 // Out writes to the bulk IN endpoint for the host.
-func (f *fakeAndroid) Out(_ context.Context, b []byte) (int, error) { return retryWrite(f.ep1, b) }
+func (f *fakeAndroid) Out(_ context.Context, b []byte) (int, error) {
+	return onFile(f.ep1, b, true)
+}
+
+// onFile runs a read or write on file's descriptor through its RawConn,
+// which holds the number for the call and fails calls after Close; not
+// os.File's Read and Write, which turn a zero-length packet into io.EOF
+// or nothing.
+func onFile(file *os.File, b []byte, write bool) (n int, err error) {
+	rc, err := file.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cerr error
+	if write {
+		cerr = rc.Write(func(fd uintptr) bool { n, err = retryWrite(int(fd), b); return true })
+	} else {
+		cerr = rc.Read(func(fd uintptr) bool { n, err = retryRead(int(fd), b); return true })
+	}
+	if cerr != nil {
+		return 0, cerr
+	}
+	return n, err
+}
 
 // Close unplugs the phone: its reads and writes fail.
 func (f *fakeAndroid) Close() error { return f.unplug() }
@@ -208,10 +245,10 @@ func (f *fakeAndroid) open(spec fakeSpec) error {
 			return fmt.Errorf("ep0 descriptors: %w", err)
 		}
 	}
-	if f.ep1, err = unix.Open(f.mount+"/ep1", unix.O_WRONLY, 0); err != nil {
+	if f.ep1, err = os.OpenFile(f.mount+"/ep1", os.O_WRONLY, 0); err != nil {
 		return fmt.Errorf("open ep1: %w", err)
 	}
-	if f.ep2, err = unix.Open(f.mount+"/ep2", unix.O_RDONLY, 0); err != nil {
+	if f.ep2, err = os.OpenFile(f.mount+"/ep2", os.O_RDONLY, 0); err != nil {
 		return fmt.Errorf("open ep2: %w", err)
 	}
 	return nil
@@ -223,11 +260,26 @@ func (f *fakeAndroid) open(spec fakeSpec) error {
 // and their reports); what it refuses stalls where the request allows
 // (an IN request, or an OUT request without data). Other requests that
 // ask for data stall. Every request is recorded.
+//
+// The loop keeps its own thread with every signal blocked: FunctionFS
+// ends an ep0 data or status stage that a signal interrupts with EINTR
+// and takes its request off ep0, and a data stage the host already sent
+// is then lost, so the host's transfer waits forever (Go signals its
+// threads for preemption and the GC). Each stage is retried on EINTR
+// besides.
 func (f *fakeAndroid) control() {
+	runtime.LockOSThread() // never unlocked: the thread ends with the loop
+	var all unix.Sigset_t
+	for i := range all.Val {
+		all.Val[i] = ^uint64(0)
+	}
+	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &all, nil); err != nil {
+		fmt.Printf("guest: ep0: block signals: %v\n", err)
+	}
 	buf := make([]byte, 4*ffsEventSize)
 	for {
 		n, err := retryRead(f.ep0, buf)
-		if err != nil || n == 0 {
+		if err != nil || n == 0 || f.closed.Load() {
 			return
 		}
 		for ev := buf[:n]; len(ev) >= ffsEventSize; ev = ev[ffsEventSize:] {
@@ -240,17 +292,17 @@ func (f *fakeAndroid) control() {
 			switch {
 			case s.RequestType == aoa.RequestIn:
 				if reply, err := f.aoa.Handle(s, nil); err == nil {
-					unix.Write(f.ep0, reply)
+					retryWrite(f.ep0, reply)
 				} else {
-					unix.Read(f.ep0, nil) // the wrong direction stalls
+					retryRead(f.ep0, nil) // the wrong direction stalls
 				}
 			case s.RequestType&0x80 != 0:
-				unix.Read(f.ep0, nil)
+				retryRead(f.ep0, nil)
 			case s.RequestType == aoa.RequestOut && s.Length == 0:
 				if _, err := f.aoa.Handle(s, nil); err == nil {
-					unix.Read(f.ep0, nil) // the status stage
+					retryRead(f.ep0, nil) // the status stage
 				} else {
-					unix.Write(f.ep0, nil)
+					retryWrite(f.ep0, nil)
 				}
 			case s.RequestType == aoa.RequestOut: // with data: read (and acknowledged) first
 				data := make([]byte, s.Length)
@@ -259,7 +311,7 @@ func (f *fakeAndroid) control() {
 				seen += fmt.Sprintf(" %q", data)
 				f.aoa.Handle(s, data)
 			default:
-				unix.Write(f.ep0, nil)
+				retryWrite(f.ep0, nil)
 			}
 			f.mu.Lock()
 			f.requests = append(f.requests, seen)
@@ -283,11 +335,15 @@ func (f *fakeAndroid) unplug() error {
 
 // close unplugs the phone and removes the gadget.
 func (f *fakeAndroid) close() {
+	f.closed.Store(true)
 	f.unplug()
-	for _, fd := range []int{f.ep1, f.ep2, f.ep0} {
-		if fd >= 0 {
-			unix.Close(fd)
+	for _, ep := range []*os.File{f.ep1, f.ep2} {
+		if ep != nil {
+			ep.Close()
 		}
+	}
+	if f.ep0 >= 0 {
+		unix.Close(f.ep0)
 	}
 	unix.Unmount(f.mount, 0)
 	g := f.gadget

@@ -58,10 +58,14 @@ func main() {
 	defer cancel()
 	out := map[string][]byte{}
 
-	s.gadgetChecks(ctx, out)
-	s.selftestCheck(ctx, out)
-	s.captureChecks(ctx, out)
-	s.adbUSBChecks(ctx)
+	// Each part has its own deadline inside the VM's, well above what
+	// it takes (the whole guest takes about a minute on an idle host):
+	// one that hangs fails its own checks, and the parts after it still
+	// run and report.
+	within(ctx, 2*time.Minute, func(ctx context.Context) { s.gadgetChecks(ctx, out) })
+	within(ctx, 2*time.Minute, func(ctx context.Context) { s.selftestCheck(ctx, out) })
+	within(ctx, time.Minute, func(ctx context.Context) { s.captureChecks(ctx, out) })
+	within(ctx, 90*time.Second, s.adbUSBChecks)
 	s.boxChecks(ctx)
 
 	if err := writeTar("/dev/vda", out); err != nil {
@@ -94,9 +98,16 @@ func (s *suite) boxChecks(ctx context.Context) {
 	}
 	// No iphone.stop: the VM powers off next, and closing the fake's
 	// tunnels once kept the guest from reporting (a hang in teardown).
-	s.iPhoneUSBChecks(ctx, iphone, filepath.Join(state, "coredevice"))
-	s.coreDeviceBoxChecks(ctx, iphone, state, store)
-	s.androidBoxChecks(ctx, state, store)
+	within(ctx, 90*time.Second, func(ctx context.Context) { s.iPhoneUSBChecks(ctx, iphone, filepath.Join(state, "coredevice")) })
+	within(ctx, 3*time.Minute, func(ctx context.Context) { s.coreDeviceBoxChecks(ctx, iphone, state, store) })
+	within(ctx, 2*time.Minute, func(ctx context.Context) { s.androidBoxChecks(ctx, state, store) })
+}
+
+// within runs part with a context that ends after limit (or with ctx).
+func within(ctx context.Context, limit time.Duration, part func(context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	part(ctx)
 }
 
 // writeTar writes files as a tar stream to the start of a block device.
