@@ -186,7 +186,8 @@ func TestVersions(t *testing.T) {
 		if _, err := muxusb.Open(ctx, link.Host(), muxusb.Config{MaxPacket: maxPacket}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Open against a silent device = %v, want DeadlineExceeded", err)
 		}
-	})	// A device that takes no bulk OUT transfer (a phone still setting
+	})
+	// A device that takes no bulk OUT transfer (a phone still setting
 	// its interface up, or wedged): the version packet's write ends
 	// with ctx too, or the box's usbmux hangs on that phone for good.
 	t.Run("device that reads nothing: ctx ends the write", func(t *testing.T) {
