@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -78,4 +79,41 @@ func TestToolsListSize(t *testing.T) {
 		t.Errorf("tools/list is %d bytes of compact JSON, over the budget of %d (api.ToolsListBudget); per tool:\n%s",
 			total, api.ToolsListBudget, table)
 	}
+}
+
+// TestWireDocToolsListSizes: docs/wire.md's table of what tools/list
+// costs gives each tool's bytes and tokens as the catalog has them now
+// (its "after" columns), so the figures an integrator reads do not go
+// stale when a tool changes.
+func TestWireDocToolsListSizes(t *testing.T) {
+	total, sizes := toolsListSizes(t, fullToolsList(t))
+	doc, err := os.ReadFile("../../docs/wire.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{} // tool (or **tools/list**) -> its cells
+	for line := range strings.Lines(string(doc)) {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		if len(cells) == 5 {
+			for i := range cells {
+				cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "*")
+			}
+			rows[cells[0]] = cells
+		}
+	}
+	want := func(name string, bytes int) {
+		t.Helper()
+		row, ok := rows[name]
+		if !ok {
+			t.Errorf("docs/wire.md's tools/list table has no row for %s", name)
+			return
+		}
+		if got, w := row[3]+" "+row[4], fmt.Sprintf("%d %d", bytes, bytes/4); got != w {
+			t.Errorf("docs/wire.md gives %s %s bytes and tokens after; the catalog has %s (go test ./appliance/mcp -run ToolsListSize -v prints the table)", name, got, w)
+		}
+	}
+	for _, s := range sizes {
+		want(s.name, s.total)
+	}
+	want("tools/list", total)
 }
