@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,5 +166,29 @@ func TestFleetBridgeMethods(t *testing.T) {
 	}
 	if raw, err := b.handle(context.Background(), "notifications/initialized", nil); raw != nil || err != nil {
 		t.Fatalf("a notification answered %s, %v", raw, err)
+	}
+}
+
+// Mutate on a box that refuses the connection says the call did not run
+// (nothing was sent), not that a connection dropped twice with the
+// outcome unknown; and it asks the box nothing more.
+func TestMutateBoxOff(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now
+	var dials atomic.Int32
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}}
+	_, err = fakeClient(url, hc).Mutate(t.Context(), "openlolo_key", map[string]any{"key": "home"})
+	if err == nil || !strings.Contains(err.Error(), "did not run") || strings.Contains(err.Error(), "dropped") || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("Mutate on a box that is off = %v, want an error that says the call did not run, wrapping ECONNREFUSED", err)
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("Mutate dialled %d times, want 1 (no retry, no operation status on a box that is not there)", n)
 	}
 }

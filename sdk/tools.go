@@ -129,7 +129,8 @@ func argMap(args any) (map[string]any, error) {
 // once with the same id, which the box answers from its journal without
 // running the input again; if that fails too it asks
 // openlolo_operation_status instead of replaying and returns what the box
-// recorded.
+// recorded. A box that cannot be reached at all (the connection refused
+// or never made) gets no retry: the error says the call did not run.
 func (c *Client) Mutate(ctx context.Context, tool string, args map[string]any) (*Result, error) {
 	if args == nil {
 		args = map[string]any{}
@@ -142,6 +143,11 @@ func (c *Client) Mutate(ctx context.Context, tool string, args map[string]any) (
 	res, err := c.CallTool(ctx, tool, args)
 	if err == nil || !isTransport(err) {
 		return res, err
+	}
+	if notSent(err) {
+		// No connection was made, so the box never saw the call: say
+		// so, rather than retry and ask a box that is not there.
+		return nil, fmt.Errorf("openlolo: %s (operation %s): the box at %s did not answer, so the call did not run: check that the box is on and reachable, then call again: %w", tool, id, c.url, err)
 	}
 	res, err = c.CallTool(ctx, tool, args)
 	if err == nil || !isTransport(err) {
