@@ -534,7 +534,10 @@ class Box:
         has one). After a dropped connection it retries once with the same id
         (the box answers from its journal without running the input again);
         if that drops too, it asks openlolo_operation_status instead of
-        replaying and returns, or raises, what the box recorded."""
+        replaying and returns, or raises, what the box recorded. A box that
+        cannot be reached at all (the connection refused, the name not
+        found) gets no retry: the TransportError says the call did not
+        run."""
         a = dict(args or {})
         op = a.get("operation_id")
         if not isinstance(op, str) or not op:
@@ -542,8 +545,12 @@ class Box:
             a["operation_id"] = op
         try:
             return self.call_tool(name, a)
-        except TransportError:
-            pass
+        except TransportError as first:
+            if _not_sent(first):
+                raise TransportError(
+                    "%s (operation %s): the box did not answer, so the call did not run: "
+                    "check that the box is on and reachable, then call again: %s" % (name, op, first.message)
+                ) from first
         try:
             return self.call_tool(name, a)
         except TransportError as second:
@@ -840,3 +847,10 @@ class _Unauthorized(Exception):
     def __init__(self, challenge: str) -> None:
         super().__init__(challenge)
         self.challenge = challenge
+
+
+def _not_sent(e: TransportError) -> bool:
+    """Whether a transport error happened before any request left: the
+    connection was refused or the box's name did not resolve."""
+    return isinstance(e.__cause__, (ConnectionRefusedError, socket.gaierror))
+

@@ -384,6 +384,17 @@ class ClientTest(unittest.TestCase):
             box.key("a")
         self.assertIn("dropped twice", str(cm.exception))
 
+    def test_box_off_says_the_call_did_not_run(self) -> None:
+        self.paired_box()
+        self.srv.close()  # nothing listens at the box's address now
+        before = len(self.fb.mcp_calls)
+        box = Box(self.srv.url, store=self.store)  # no kept connection
+        with self.assertRaises(openlolo.TransportError) as cm:
+            box.key("a")
+        self.assertIn("did not run", str(cm.exception))
+        self.assertNotIn("dropped twice", str(cm.exception))
+        self.assertEqual(len(self.fb.mcp_calls), before)
+
     # --- keep-alive ---
 
     def _taps(self) -> List[Dict[str, Any]]:
