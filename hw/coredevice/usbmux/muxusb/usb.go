@@ -85,12 +85,30 @@ type USB struct {
 	Claim func(usb.DeviceInfo) (Pipe, int, error)
 }
 
+// A device whose interface could not be claimed or whose version
+// exchange failed (a phone still starting its USB side, an interface
+// another program held for a moment) is tried again openRetries times,
+// after firstRetry, then twice that, and so on; after the last, it is
+// left until it is plugged in again.
+const (
+	openRetries = 3
+	firstRetry  = 2 * time.Second
+)
+
+// retry is a device WatchUSB will try again, and when.
+type retry struct {
+	dev   usb.DeviceInfo
+	tries int // tries made so far
+	at    time.Time
+}
+
 // WatchUSB attaches every device on u's bus that speaks usbmux, with its
 // USB serial number as UDID, until ctx ends; a device unplugged ends its
 // session, which drops it from the list. A device whose interface cannot
 // be claimed or whose version exchange fails is logged and tried again
-// when it is plugged in again. WatchUSB returns when ctx ends, with every
-// session it opened closed.
+// after 2, 4 and 8 s while it stays plugged in, then left until it is
+// plugged in again. WatchUSB returns when ctx ends, with every session it
+// opened closed.
 func (h *Host) WatchUSB(ctx context.Context, u USB) {
 	log := u.Log
 	if log == nil {
@@ -100,33 +118,77 @@ func (h *Host) WatchUSB(ctx context.Context, u USB) {
 	if claim == nil {
 		claim = Claim
 	}
-	sessions := map[string]*Mux{} // by usbdevfs path
+	sessions := map[string]*Mux{}  // by usbdevfs path
+	retries := map[string]*retry{} // by usbdevfs path
 	defer func() {
 		for _, m := range sessions {
 			m.Close()
 		}
 	}()
-	for ev := range u.Bus.Watch(ctx, u.Interval, log) {
-		dev := ev.Device
-		if !ev.Added {
-			if m, ok := sessions[dev.Path]; ok {
-				log.Info("muxusb: device unplugged", "device", dev.String())
-				m.Close()
-				delete(sessions, dev.Path)
-			}
-			continue
-		}
-		if _, _, ok := Find(dev); !ok {
-			continue
-		}
+	attach := func(dev usb.DeviceInfo, tries int) {
 		m, err := h.openUSB(ctx, dev, claim, log)
 		if err != nil {
-			log.Warn("muxusb: cannot reach the device's usbmux; unplug and plug it in again", "device", dev.String(), "err", err)
-			continue
+			if ctx.Err() != nil {
+				return
+			}
+			if tries < openRetries {
+				wait := firstRetry << tries
+				log.Info("muxusb: cannot reach the device's usbmux yet; trying again", "device", dev.String(), "in", wait, "err", err)
+				retries[dev.Path] = &retry{dev: dev, tries: tries + 1, at: time.Now().Add(wait)}
+				return
+			}
+			log.Warn("muxusb: cannot reach the device's usbmux; unplug and plug it in again", "device", dev.String(), "tries", tries+1, "err", err)
+			return
 		}
 		sessions[dev.Path] = m
 		listed := h.Attach(m, usbmux.Device{UDID: dev.Serial, ProductID: uint64(dev.Product), LocationID: uint64(dev.Bus)<<16 | uint64(dev.Address)})
 		log.Info("muxusb: device attached", "device", dev.String(), "id", listed.ID)
+	}
+	events := u.Bus.Watch(ctx, u.Interval, log)
+	for {
+		var wake <-chan time.Time
+		var timer *time.Timer
+		if len(retries) > 0 {
+			next := time.Time{}
+			for _, r := range retries {
+				if next.IsZero() || r.at.Before(next) {
+					next = r.at
+				}
+			}
+			timer = time.NewTimer(time.Until(next))
+			wake = timer.C
+		}
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			dev := ev.Device
+			if !ev.Added {
+				delete(retries, dev.Path)
+				if m, ok := sessions[dev.Path]; ok {
+					log.Info("muxusb: device unplugged", "device", dev.String())
+					m.Close()
+					delete(sessions, dev.Path)
+				}
+				continue
+			}
+			if _, _, ok := Find(dev); ok {
+				delete(retries, dev.Path)
+				attach(dev, 0)
+			}
+		case <-wake:
+			now := time.Now()
+			for path, r := range retries {
+				if !r.at.After(now) {
+					delete(retries, path)
+					attach(r.dev, r.tries)
+				}
+			}
+		}
+		if timer != nil {
+			timer.Stop()
+		}
 	}
 }
 

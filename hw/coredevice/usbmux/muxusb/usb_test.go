@@ -191,3 +191,55 @@ func TestDevices(t *testing.T) {
 		t.Errorf("Devices = %v, %v; want the iPhone only", devs, err)
 	}
 }
+
+// TestWatchUSBRetries: a device whose interface cannot be claimed yet is
+// tried again after 2, 4 and 8 s while it stays plugged in, and attached
+// once it answers; one that never answers is left after four tries; one
+// unplugged while waiting is not tried again.
+func TestWatchUSBRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := t.TempDir()
+		writeTree(t, root, iPhone("1-1", 3, "LATE"), iPhone("1-2", 4, "NEVER"), iPhone("1-3", 5, "GONE"))
+		var mu sync.Mutex
+		tries := map[string][]time.Duration{}
+		start := time.Now()
+		claim := func(d usb.DeviceInfo) (muxusb.Pipe, int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			tries[d.Serial] = append(tries[d.Serial], time.Since(start))
+			if d.Serial == "LATE" && len(tries[d.Serial]) == 3 {
+				return (&muxusbtest.Phone{}).Start(t).Host(), 512, nil
+			}
+			return nil, 0, errors.New("busy")
+		}
+		h := &muxusb.Host{Records: lockdown.Store{Dir: t.TempDir()}}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.WatchUSB(ctx, muxusb.USB{Bus: usb.Bus{SysRoot: root}, Claim: claim})
+		}()
+		synctest.Wait()
+		usbtest.RemoveDevice(root, "1-3") // unplugged before its first retry
+		time.Sleep(time.Minute)
+		synctest.Wait()
+
+		devs, _ := h.ListDevices(t.Context())
+		if len(devs) != 1 || devs[0].UDID != "LATE" {
+			t.Errorf("devices %+v; want LATE, attached at its third try", devs)
+		}
+		mu.Lock()
+		for serial, want := range map[string][]time.Duration{
+			"LATE":  {0, 2 * time.Second, 6 * time.Second},
+			"NEVER": {0, 2 * time.Second, 6 * time.Second, 14 * time.Second},
+			"GONE":  {0},
+		} {
+			if got := tries[serial]; !slices.Equal(got, want) {
+				t.Errorf("%s tried at %v; want %v", serial, got, want)
+			}
+		}
+		mu.Unlock()
+		cancel()
+		<-done
+	})
+}
