@@ -24,6 +24,10 @@ const (
 	// fleetListTTL is how long a listing resolves a call that names no
 	// phone before the boxes are asked again.
 	fleetListTTL = 30 * time.Second
+	// fleetSilentTTL is that time for a listing a box did not answer: a
+	// box back on should take its calls within seconds, not after half
+	// a minute of PHONE_REQUIRED.
+	fleetSilentTTL = 5 * time.Second
 )
 
 // Fleet is every box a token store holds a grant for, reached together:
@@ -264,12 +268,17 @@ func notSent(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// cachedPhones is the last listing while it is fresh, else a new one.
+// cachedPhones is the last listing while it is fresh (30 s, or 5 s when
+// a box did not answer it), else a new one.
 func (f *Fleet) cachedPhones(ctx context.Context) (*FleetPhones, error) {
 	f.mu.Lock()
 	l, at := f.listed, f.at
 	f.mu.Unlock()
-	if l != nil && f.now().Sub(at) < fleetListTTL {
+	ttl := fleetListTTL
+	if l != nil && len(silent(l.Boxes)) > 0 {
+		ttl = fleetSilentTTL
+	}
+	if l != nil && f.now().Sub(at) < ttl {
 		return l, nil
 	}
 	return f.Phones(ctx)

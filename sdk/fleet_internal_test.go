@@ -192,3 +192,37 @@ func TestMutateBoxOff(t *testing.T) {
 		t.Errorf("Mutate dialled %d times, want 1 (no retry, no operation status on a box that is not there)", n)
 	}
 }
+
+// A listing a box did not answer is asked again after 5 s, not 30: a box
+// back on takes the calls that name no phone within seconds.
+func TestFleetRelistsSilentBoxSoon(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close() // the box is not answering
+		}
+	}))
+	defer srv.Close()
+	now := time.Unix(1_800_000_000, 0)
+	f := &Fleet{boxes: []*FleetBox{{ID: "aa", Client: fakeClient(srv.URL, srv.Client())}}, now: func() time.Time { return now }}
+	route := func() int32 {
+		t.Helper()
+		if _, _, e := f.route(t.Context(), ""); e == nil || e.Code != api.CodePhoneRequired {
+			t.Fatalf("route with a silent box = %+v, want PHONE_REQUIRED", e)
+		}
+		return asked.Load()
+	}
+	first := route()
+	if first == 0 {
+		t.Fatal("the listing asked the box nothing")
+	}
+	now = now.Add(time.Second)
+	if n := route(); n != first {
+		t.Errorf("a call 1 s later asked the box again (%d requests, want %d): the listing is fresh", n, first)
+	}
+	now = now.Add(5 * time.Second)
+	if n := route(); n == first {
+		t.Errorf("a call 6 s after a listing the box did not answer used it again; want the box asked again")
+	}
+}

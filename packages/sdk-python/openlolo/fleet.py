@@ -28,9 +28,11 @@ from .errors import ConnectionProblem, OpenloloError, PhoneRequired, PhoneUnavai
 from .store import TokenStore
 
 # How long a listing waits for one box (seconds), and how long a listing
-# resolves a phone left out before the boxes are asked again.
+# resolves a phone left out before the boxes are asked again: 30 s, or 5 s
+# when a box did not answer it (a box back on takes calls within seconds).
 LIST_TIMEOUT = 5.0
 LIST_TTL = 30.0
+LIST_SILENT_TTL = 5.0
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,10 @@ class Fleet:
         if sep and local and box_id in self.boxes:
             return Phone(self, box_id, local)
         listed = self._listed
-        if listed is None or self._clock() - self._at >= LIST_TTL:
+        ttl = LIST_TTL
+        if listed is not None and any(not b.reachable for b in listed.boxes):
+            ttl = LIST_SILENT_TTL
+        if listed is None or self._clock() - self._at >= ttl:
             listed = self.phones()
         silent = [b.id for b in listed.boxes if not b.reachable]
         if not phone_id and len(listed.phones) == 1 and not silent:

@@ -56,6 +56,20 @@ class FleetUnitTest(unittest.TestCase):
         self.fleet.phones()
         self.assertEqual(self.fleet.phone().id, "aa/sim-1")
 
+    def test_silent_box_listed_again_soon(self) -> None:
+        now = [1_800_000_000.0]
+        self.fleet._clock = lambda: now[0]
+        self.answer("aa", ["sim-1"])
+        self.silent("bb")
+        with self.assertRaises(PhoneRequired):
+            self.fleet.phone()
+        self.answer("bb", [])  # bb is back on
+        now[0] += 1
+        with self.assertRaises(PhoneRequired):
+            self.fleet.phone()  # the listing is still fresh
+        now[0] += 5
+        self.assertEqual(self.fleet.phone().id, "aa/sim-1")  # 6 s on: asked again
+
     def test_pause_every_box(self) -> None:
         self.answer("aa", ["sim-1"])
         self.silent("bb")
