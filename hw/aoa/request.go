@@ -55,7 +55,7 @@ const TransferTimeout = 5 * time.Second
 
 // ErrNoAnswer is wrapped when a control transfer did not complete within
 // [TransferTimeout].
-var ErrNoAnswer = errors.New("the phone did not answer the control request within 5s (unplug the phone and plug it in again)")
+var ErrNoAnswer = fmt.Errorf("the phone did not answer the control request within %v (unplug the phone and plug it in again)", TransferTimeout)
 
 // SetupLen is the length of a setup packet on the wire.
 const SetupLen = 8

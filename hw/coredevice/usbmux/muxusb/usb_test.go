@@ -51,6 +51,22 @@ func echo(c net.Conn) {
 	io.Copy(c, c)
 }
 
+// watch runs h.WatchUSB on the device tree at root with claim until the
+// test calls the stop it returns, which waits for the watch to end.
+func watch(t *testing.T, h *muxusb.Host, root string, claim func(usb.DeviceInfo) (muxusb.Pipe, int, error)) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.WatchUSB(ctx, muxusb.USB{Bus: usb.Bus{SysRoot: root}, Claim: claim})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 // TestWatchUSB: an iPhone plugged in is attached with its serial as
 // UDID and reachable; other devices are left alone; one whose interface
 // cannot be claimed is skipped; unplugging drops it and ends its streams.
@@ -86,12 +102,7 @@ func TestWatchUSB(t *testing.T) {
 			return phone.Start(t).Host(), 512, nil
 		}
 		h := &muxusb.Host{Records: lockdown.Store{Dir: t.TempDir()}}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.WatchUSB(ctx, muxusb.USB{Bus: usb.Bus{SysRoot: root}, Claim: claim})
-		}()
+		stop := watch(t, h, root, claim)
 		synctest.Wait()
 
 		devs, _ := h.ListDevices(t.Context())
@@ -127,8 +138,7 @@ func TestWatchUSB(t *testing.T) {
 		if _, err := h.Connect(t.Context(), 1, lockdown.Port); err == nil {
 			t.Error("connect to an unplugged device succeeded")
 		}
-		cancel()
-		<-done
+		stop()
 	})
 }
 
@@ -140,18 +150,12 @@ func TestWatchUSBEndsSessions(t *testing.T) {
 		writeTree(t, root, iPhone("1-1", 3, udid))
 		link := (&muxusbtest.Phone{}).Start(t)
 		h := &muxusb.Host{Records: lockdown.Store{Dir: t.TempDir()}}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.WatchUSB(ctx, muxusb.USB{Bus: usb.Bus{SysRoot: root}, Claim: func(usb.DeviceInfo) (muxusb.Pipe, int, error) { return link.Host(), 512, nil }})
-		}()
+		stop := watch(t, h, root, func(usb.DeviceInfo) (muxusb.Pipe, int, error) { return link.Host(), 512, nil })
 		synctest.Wait()
 		if devs, _ := h.ListDevices(t.Context()); len(devs) != 1 {
 			t.Fatalf("devices %+v; want the iPhone", devs)
 		}
-		cancel()
-		<-done
+		stop()
 		synctest.Wait()
 		if devs, _ := h.ListDevices(t.Context()); len(devs) != 0 {
 			t.Errorf("devices %+v after the watch ended; want none", devs)
@@ -213,12 +217,7 @@ func TestWatchUSBRetries(t *testing.T) {
 			return nil, 0, errors.New("busy")
 		}
 		h := &muxusb.Host{Records: lockdown.Store{Dir: t.TempDir()}}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.WatchUSB(ctx, muxusb.USB{Bus: usb.Bus{SysRoot: root}, Claim: claim})
-		}()
+		stop := watch(t, h, root, claim)
 		synctest.Wait()
 		usbtest.RemoveDevice(root, "1-3") // unplugged before its first retry
 		time.Sleep(time.Minute)
@@ -239,7 +238,6 @@ func TestWatchUSBRetries(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		cancel()
-		<-done
+		stop()
 	})
 }
