@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/tmplexec"
 )
 
 // Where the discovery documents are served. The server card's path is
@@ -183,7 +183,11 @@ func (h *Handler) LLMsTxt(iss string) ([]byte, error) {
 		data.Codes = append(data.Codes, codeLine{c, retry, strings.Join(steps, "; ")})
 	}
 	var buf bytes.Buffer
-	if err := llmsTmpl.Execute(&buf, data); err != nil {
+	t, err := tmplexec.Parse("llms.txt", llmsText, tmplexec.FuncMap{"dur": llmsDur})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: llms.txt: %w", err)
+	}
+	if err := t.Execute(&buf, "llms.txt", data); err != nil {
 		return nil, fmt.Errorf("mcp: llms.txt: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -205,14 +209,16 @@ func firstSentence(s string) string {
 	}
 }
 
-var llmsTmpl = template.Must(template.New("llms.txt").Funcs(template.FuncMap{
-	"dur": func(d time.Duration) string {
-		if d%time.Minute == 0 {
-			return fmt.Sprintf("%d min", int(d/time.Minute))
-		}
-		return fmt.Sprintf("%d s", int(d/time.Second))
-	},
-}).Parse(`# openlolo phone box {{.Box}}
+// llmsDur writes a duration of llms.txt in minutes or seconds.
+func llmsDur(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%d s", int(d/time.Second))
+}
+
+// llmsText is llms.txt's template (appliance/tmplexec executes it).
+const llmsText = `# openlolo phone box {{.Box}}
 
 > {{.Summary}}
 
@@ -258,4 +264,4 @@ tools/list lists the tools your grant's scopes allow, with their input and outpu
 Every tools/call result has structuredContent with status ok, failed or pending, and a text block; isError is true exactly when status is failed. A failed answer carries error.code, error.message, error.retryable and error.next_steps.
 {{range .Codes}}
 - {{.Code}}{{if .Retryable}} (retryable){{end}}: {{.Steps}}{{end}}
-`))
+`

@@ -24,8 +24,13 @@
 // pause and resume), Access (pending client requests to approve or deny,
 // approved clients to revoke), Activity (recent operations), Connect (how
 // to pair a script or an agent) and the OAuth consent page for the browser
-// flow. They are html/template pages parsed once at start and work without
-// JavaScript; a small external script (static/live.js) refreshes the
+// flow. They are html/template pages (templates/*.html), escaped by
+// html/template at test time into templates/escaped/*.tmpl, which
+// appliance/tmplexec executes (a binary 6.5 MB smaller: see tmplexec's doc).
+// After editing a page, run `go test ./appliance/owner -run
+// TestEscapedPages -update`; every page test renders each page both ways
+// and fails on a byte of difference. The pages call no method of their
+// data: render.go's funcs stand in. They work without JavaScript; a small external script (static/live.js) refreshes the
 // screenshot every 2 s and reloads Access and Activity until the owner
 // touches a form.
 // Every answer carries a Content-Security-Policy without inline script,

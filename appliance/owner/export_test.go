@@ -1,6 +1,8 @@
 package owner
 
 import (
+	"testing"
+
 	"context"
 
 	"github.com/openlolo/openlolo/api"
@@ -56,3 +58,7 @@ func RouteAccess(p *Pages) map[string]string {
 
 // MaxBundle is the largest update upload the Settings page takes.
 const MaxBundle = maxBundle
+
+// VerifyRendering has p check every page it renders against
+// html/template's rendering of the same data (see escaped_internal_test.go).
+func VerifyRendering(t testing.TB, p *Pages) { verifyRendering(t, p) }

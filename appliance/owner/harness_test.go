@@ -112,6 +112,7 @@ func newBox(t testing.TB, o boxOpts) *box {
 	if err != nil {
 		t.Fatal(err)
 	}
+	owner.VerifyRendering(t, b.pages)
 	mux := http.NewServeMux()
 	as.Routes(mux)
 	b.pages.Routes(mux)

@@ -185,7 +185,7 @@ func (p *Pages) controlJSON(w http.ResponseWriter, r *http.Request) {
 	cs := controlState{Holder: v.Lease.Name, Owner: v.Lease.Owner(), Paused: v.Lease.Paused, State: v.State}
 	if pp.control != nil {
 		var buf bytes.Buffer
-		if err := p.tmpl["status"].ExecuteTemplate(&buf, "control", v); err != nil {
+		if err := p.execute(&buf, "status", "control", v); err != nil {
 			p.log.Error("owner: render the control block", "err", err)
 			http.Error(w, "The box could not draw the control block; see its log.", http.StatusInternalServerError)
 			return

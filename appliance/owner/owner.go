@@ -3,7 +3,6 @@ package owner
 import (
 	"context"
 	"errors"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/panel"
 	"github.com/openlolo/openlolo/appliance/store"
+	"github.com/openlolo/openlolo/appliance/tmplexec"
 	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/phone"
 )
@@ -207,13 +207,6 @@ func (a Activity) ThumbPath() string {
 	return p
 }
 
-// ThumbShownWidth and ThumbShownHeight are the thumbnail's size on the
-// page: half its pixels, so it stays sharp on a dense screen.
-func (a Activity) ThumbShownWidth() int { return max(1, a.ThumbWidth/2) }
-
-// ThumbShownHeight: see ThumbShownWidth.
-func (a Activity) ThumbShownHeight() int { return max(1, a.ThumbHeight/2) }
-
 // Pages is the box page.
 type Pages struct {
 	cfg    Config
@@ -222,7 +215,9 @@ type Pages struct {
 	log    *slog.Logger
 	hashMu HashSlot                   // one argon2 hash at a time: each takes 64 MiB
 	cop    http.CrossOriginProtection // refuses cross-origin POSTs (sameOrigin)
-	tmpl   map[string]*template.Template
+	tmpl   map[string]*tmplexec.Set
+	// verify, in tests, checks each rendering against html/template's.
+	verify func(page, entry string, data any, got []byte, err error)
 
 	presence *presence // the claim waiting for the button; nil without Config.Button
 

@@ -15,10 +15,8 @@ type nameForm struct {
 	// Code and Error say why the box refused Value (a
 	// store.CodePhoneName... code and a sentence); "" when it did not.
 	Code, Error string
+	MaxLen      int // the longest name the field takes, in characters
 }
-
-// MaxLen is the longest name the field takes, in characters.
-func (nameForm) MaxLen() int { return store.MaxPhoneName }
 
 // namePost handles POST /status/name: the owner names the phone the form
 // names (the box's one phone when none), or gives it back its backend's

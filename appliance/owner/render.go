@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -14,10 +13,19 @@ import (
 	"time"
 
 	"github.com/openlolo/openlolo/api"
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/oauth"
+	"github.com/openlolo/openlolo/appliance/tmplexec"
+	"github.com/openlolo/openlolo/appliance/update"
 )
 
-//go:embed templates/*.html
-var templateFS embed.FS
+// escapedFS holds the pages as html/template escapes them (see
+// appliance/tmplexec): one file of {{define}} blocks per page, made from
+// templates/*.html by `go test ./appliance/owner -run TestEscapedPages
+// -update`, which also fails while they differ.
+//
+//go:embed templates/escaped/*.tmpl
+var escapedFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
@@ -46,37 +54,79 @@ type page interface{ base() *basePage }
 
 func (b *basePage) base() *basePage { return b }
 
-// parseTemplates parses every page with the layout once, failing on the
+// pageEntries are the templates the box executes of a page's set: every
+// page's layout, and Status's control block (which the page's script
+// fetches on its own).
+var pageEntries = map[string][]string{"status": {"layout", "control"}}
+
+// entries are the templates executed of page's set.
+func entries(page string) []string {
+	if e := pageEntries[page]; e != nil {
+		return e
+	}
+	return []string{"layout"}
+}
+
+// funcs are the functions the pages call.
+func (p *Pages) funcs() tmplexec.FuncMap {
+	return tmplexec.FuncMap{
+		"ago":   p.ago,
+		"left":  p.left,
+		"clock": clock,
+		"hms":   hms,
+		"when":  when,
+		"stamp": stamp,
+		"scope": scopeWords,
+		"mask":  maskID,
+		"label": phoneNames.Label,
+		// The methods the pages use, as functions: tmplexec calls no
+		// method by name (see its doc).
+		"zero":         time.Time.IsZero,
+		"owned":        control.LeaseState.Owner,
+		"filtered":     activityFilter.Any,
+		"redirectHost": (*oauth.AuthorizeRequest).RedirectHost,
+		"signalWords":  WiFiView.SignalWords,
+		"summary":      api.Problem.Summary,
+		"thumbPath":    Activity.ThumbPath,
+		"shown":        shown,
+		"percent":      update.Progress.Percent,
+		"lifeName":     lifeName,
+		"pin":          spkiPin,
+		"resetCmd":     p.resetCommand,
+	}
+}
+
+// parseTemplates parses every page's escaped set once, failing on the
 // first broken or missing one.
 func (p *Pages) parseTemplates() error {
-	funcs := template.FuncMap{
-		"ago":      p.ago,
-		"left":     p.left,
-		"clock":    clock,
-		"when":     when,
-		"stamp":    stamp,
-		"scope":    scopeWords,
-		"mask":     maskID,
-		"lifeName": lifeName,
-		"pin":      spkiPin,
-		"resetCmd": p.resetCommand,
-	}
-	p.tmpl = make(map[string]*template.Template, len(pageNames))
+	funcs := p.funcs()
+	p.tmpl = make(map[string]*tmplexec.Set, len(pageNames))
 	for _, name := range pageNames {
-		files := []string{"templates/layout.html", "templates/" + name + ".html"}
-		for _, part := range pageParts[name] {
-			files = append(files, "templates/"+part+".html")
+		text, err := escapedFS.ReadFile("templates/escaped/" + name + ".tmpl")
+		if err != nil {
+			return fmt.Errorf("owner: page %s: %w", name, err)
 		}
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, files...)
+		t, err := tmplexec.Parse(name, string(text), funcs)
 		if err != nil {
 			return fmt.Errorf("owner: parse page %s: %w", name, err)
 		}
-		if t.Lookup("content") == nil {
-			return fmt.Errorf("owner: page %s defines no content", name)
+		for _, e := range append(entries(name), "content") {
+			if !t.Has(e) {
+				return fmt.Errorf("owner: page %s defines no %s", name, e)
+			}
 		}
 		p.tmpl[name] = t
 	}
 	return nil
+}
+
+// execute runs entry of page's set with data into buf.
+func (p *Pages) execute(buf *bytes.Buffer, page, entry string, data any) error {
+	err := p.tmpl[page].Execute(buf, entry, data)
+	if p.verify != nil {
+		p.verify(page, entry, data, buf.Bytes(), err)
+	}
+	return err
 }
 
 // render writes the named page with status, or a 500 if it fails to render.
@@ -87,7 +137,7 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 		b.Box = p.info()
 	}
 	var buf bytes.Buffer
-	if err := p.tmpl[name].ExecuteTemplate(&buf, "layout", data); err != nil {
+	if err := p.execute(&buf, name, "layout", data); err != nil {
 		p.log.Error("owner: render page", "page", name, "err", err)
 		setHeaders(w)
 		http.Error(w, "The box could not draw this page; see its log.", http.StatusInternalServerError)
@@ -216,12 +266,19 @@ func clock(t time.Time) string {
 // when writes text, a time t as the box shows it (clock, stamp), as a
 // <time> element that the page's script (live.js) rewrites in the
 // reader's own time zone.
-func when(t time.Time, text string) template.HTML {
+func when(t time.Time, text string) tmplexec.HTML {
 	if t.IsZero() {
-		return template.HTML(template.HTMLEscapeString(text))
+		return tmplexec.HTML(tmplexec.EscapeHTML(text))
 	}
-	return template.HTML(`<time class="local" datetime="` + t.UTC().Format(time.RFC3339) + `">` + template.HTMLEscapeString(text) + `</time>`)
+	return tmplexec.HTML(`<time class="local" datetime="` + t.UTC().Format(time.RFC3339) + `">` + tmplexec.EscapeHTML(text) + `</time>`)
 }
+
+// shown is a thumbnail's side on the page, of n pixels: half of them, so
+// it stays sharp on a dense screen.
+func shown(n int) int { return max(1, n/2) }
+
+// hms formats t in UTC to the second, for a deadline minutes away.
+func hms(t time.Time) string { return t.UTC().Format("15:04:05 UTC") }
 
 // scopeWords says what a scope lets a client do.
 func scopeWords(s string) string {

@@ -89,6 +89,7 @@ func tailnetBox(t *testing.T, tn owner.Tailnet) (baseURL string, srv *httptest.S
 	if err != nil {
 		t.Fatal(err)
 	}
+	owner.VerifyRendering(t, pages)
 	mux := http.NewServeMux()
 	pages.Routes(mux)
 	srv = httptest.NewTLSServer(mux)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/appliance/picture"
+	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/phone"
 )
 
@@ -71,7 +72,7 @@ func (p *Pages) showStatus(w http.ResponseWriter, r *http.Request, status int, p
 	sp.PhoneID, sp.Phones = pp.id, p.phoneRows(pp, names)
 	if pp.key != "" {
 		sp.Name = cmp.Or(refused, &nameForm{Value: names[pp.key]})
-		sp.Name.Saved = names[pp.key]
+		sp.Name.Saved, sp.Name.MaxLen = names[pp.key], store.MaxPhoneName
 	}
 	if pp.id != "" {
 		sp.PhoneQuery = "?phone=" + url.QueryEscape(pp.id)

@@ -1,9 +1,10 @@
 package setupnet
 
 import (
+	"bytes"
 	"context"
+	_ "embed"
 	"errors"
-	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openlolo/openlolo/appliance/tmplexec"
 )
 
 // Seen is a network the radio sees.
@@ -71,6 +74,9 @@ type Page struct {
 	BoxName string
 	LANURL  string
 	Log     *slog.Logger
+
+	// verify, in tests, checks each rendering against html/template's.
+	verify func(d pageData, got []byte, err error)
 }
 
 // Handler returns the page's handler.
@@ -175,7 +181,18 @@ func Strongest(nets []Seen) []Seen {
 func (p *Page) render(w http.ResponseWriter, r *http.Request, status int, d pageData) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	if err := pageTmpl.Execute(w, d); err != nil {
+	// The page is drawn seldom (a person setting the box up); parsing its
+	// 2 KB each time keeps no state between requests.
+	t, err := tmplexec.Parse("setup", pageText, nil)
+	if err == nil {
+		var buf bytes.Buffer
+		err = t.Execute(&buf, "setup", d)
+		if p.verify != nil {
+			p.verify(d, buf.Bytes(), err)
+		}
+		w.Write(buf.Bytes())
+	}
+	if err != nil {
 		p.log().Warn("setupnet: page", "err", err)
 	}
 }
@@ -293,32 +310,9 @@ var (
 	ErrOwnerPassphrase = errors.New("setupnet: the owner passphrase is under 10 characters or over 1024 bytes")
 )
 
-var pageTmpl = template.Must(template.New("setup").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>openlolo setup</title></head><body>
-<h1>openlolo setup</h1>
-{{with .Error}}<p role="alert" class="error">{{.}}</p>{{end}}
-{{with .Notice}}<p class="notice">{{.}}</p>{{end}}
-{{if .Handoff}}<section id="handoff"><h2>Joining {{.Status.Joining}}</h2>
-<p>In a few seconds the box leaves this setup network to join {{.Status.Joining}}, and this page stops answering.
-Join {{.Status.Joining}} with this phone too, then open <a href="{{.LANURL}}">{{.LANURL}}</a> (the box's name on your network is {{.BoxName}}).
-If the box cannot join, the setup network comes back in about a minute and this page says why.</p></section>
-{{else}}
-{{with .Reason}}<p role="alert" class="reason" id="reason">The last try did not work: {{.}}</p>{{end}}
-{{if not .Claimed}}<section id="claim"><h2>Claim this box</h2>
-<p>Being on the setup network proves you are at the box: no setup code is needed here.</p>
-<form method="post" action="/claim">
-<label>Passphrase <input type="password" name="passphrase" minlength="10" autocomplete="new-password" required></label>
-<label>Again <input type="password" name="confirm" minlength="10" autocomplete="new-password" required></label>
-<button>Claim</button></form></section>{{end}}
-<section id="join"><h2>Choose your Wi-Fi</h2>
-{{with .ScanErr}}<p>{{.}}</p>{{end}}
-<form method="post" action="/join">
-{{range .Networks}}<label><input type="radio" name="ssid" value="{{.SSID}}"> {{.SSID}} ({{.Signal}} dBm, {{.Security}})</label><br>
-{{end}}<label><input type="radio" name="ssid" value="-"> Hidden network, by name: <input name="hidden" maxlength="32"></label><br>
-<label>Wi-Fi password (empty for an open network) <input type="password" name="passphrase" maxlength="63" autocomplete="off"></label><br>
-{{if .Claimed}}<label>Owner passphrase <input type="password" name="owner" autocomplete="current-password" required></label><br>{{end}}
-<button>Join</button></form></section>
-{{end}}
-</body></html>
-`))
+// pageText is page.html as html/template escapes it (see appliance/tmplexec),
+// made by `go test ./appliance/setupnet -run TestEscapedPage -update`,
+// which also fails while the two differ.
+//
+//go:embed page.tmpl
+var pageText string

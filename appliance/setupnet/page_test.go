@@ -71,6 +71,7 @@ func page(t *testing.T, o *fakeOwner) (http.Handler, *setupnet.Machine, *fakeRad
 	p := &setupnet.Page{Machine: m, Owner: o, Addr: setupAddr, BoxName: "openlolo-3f2a.local", LANURL: "https://openlolo-3f2a.local/",
 		Scanner: fakeScanner{{SSID: "weak", Signal: -80, Security: "open"}, {SSID: "home", Signal: -70, Security: "wpa2-personal"},
 			{SSID: "", Signal: -30}, {SSID: "home", Signal: -40, Security: "wpa2-personal"}, {SSID: "wpa3", Signal: -55, Security: "wpa3-personal"}}}
+	setupnet.VerifyRendering(t, p)
 	return p.Handler(), m, r
 }
 
