@@ -218,8 +218,10 @@ func TestLiveSize(t *testing.T) {
 		max  int
 		w, h int
 	}{
-		{phone.Geometry{Width: 1179, Height: 2556}, 960, 442, 960},
-		{phone.Geometry{Width: 2556, Height: 1179}, 960, 960, 442},
+		{phone.Geometry{Width: 1179, Height: 2556}, 960, 393, 852}, // a third: whole 3×3 blocks
+		{phone.Geometry{Width: 2556, Height: 1179}, 960, 852, 393},
+		{phone.Geometry{Width: 1080, Height: 1920}, 960, 540, 960},
+		{phone.Geometry{Width: 1179, Height: 2556}, 1536, 708, 1536},
 		{phone.Geometry{Width: 390, Height: 844}, 960, 390, 844},
 		{phone.Geometry{}, 960, 0, 0},
 	} {

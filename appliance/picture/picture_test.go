@@ -52,6 +52,14 @@ func TestFit(t *testing.T) {
 		{1179, 2556, Box{W: 200, H: 2000}, 200, 433},
 		{1179, 2556, Box{W: 2000, H: 200}, 92, 200},
 		{1179, 2556, Box{}, 1179, 2556},
+		// Blocks: a whole-block reduction when it keeps 7/8 of the room.
+		{1179, 2556, Box{W: 960, H: 960, Blocks: true}, 393, 852},
+		{2556, 1179, Box{W: 960, H: 960, Blocks: true}, 852, 393},
+		{1080, 1920, Box{W: 960, H: 960, Blocks: true}, 540, 960},
+		{1179, 2556, Box{W: 1536, H: 1536, Blocks: true}, 708, 1536}, // 1278 is under 7/8 of 1536
+		{2000, 1000, Box{W: 960, H: 960, Blocks: true}, 960, 480},    // 666 is under 7/8 of 960
+		{390, 844, Box{W: 960, H: 960, Blocks: true}, 390, 844},
+		{1179, 2556, Box{Blocks: true}, 1179, 2556},
 	} {
 		if w, h := c.box.Fit(c.w, c.h); w != c.ww || h != c.wh {
 			t.Errorf("%+v.Fit(%d, %d) = %d×%d, want %d×%d", c.box, c.w, c.h, w, h, c.ww, c.wh)

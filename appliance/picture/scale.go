@@ -33,6 +33,12 @@ func scale(dst *image.RGBA, src image.Image, reduced *image.RGBA) *image.RGBA {
 	rgba, out := asRGBA(src), atOrigin(dst)
 	var used *image.RGBA
 	if k := min(rgba.Rect.Dx()/out.Rect.Dx(), rgba.Rect.Dy()/out.Rect.Dy(), maxBox); k >= 2 {
+		if rgba.Rect.Dx()/k == out.Rect.Dx() && rgba.Rect.Dy()/k == out.Rect.Dy() && out.Stride == 4*out.Rect.Dx() {
+			// A whole-block reduction (Box.Blocks): the averages are the
+			// picture.
+			boxReduceInto(out, rgba, k)
+			return nil
+		}
 		rgba = boxReduceInto(reduced, rgba, k)
 		used = rgba
 	}
@@ -76,8 +82,12 @@ func boxReduceInto(buf, src *image.RGBA, k int) *image.RGBA {
 	b := src.Bounds()
 	w, h := b.Dx()/k, b.Dy()/k
 	dst := reuseRGBA(buf, w, h)
-	if k == 2 {
+	switch k {
+	case 2:
 		reduce2(dst, src)
+		return dst
+	case 3:
+		reduce3(dst, src)
 		return dst
 	}
 	sums := make([]uint32, 4*w)
@@ -121,6 +131,48 @@ func reduce2(dst, src *image.RGBA) {
 			e = (e&0xffff_ffff + e>>32 + 0x0002_0002) >> 2 & 0x00ff_00ff
 			o = (o&0xffff_ffff + o>>32 + 0x0002_0002) >> 2 & 0x00ff_00ff
 			binary.LittleEndian.PutUint32(out[4*x:], uint32(e|o<<8))
+		}
+	}
+}
+
+// reduce3 is boxReduce for k = 3 (the live view's whole-block reduction
+// of an iPhone's screen, Box.Blocks), into dst, whose bounds give the
+// size. Each three source rows are summed first, two pixels per
+// operation (SWAR, as reduce2): even bytes (R, B) and odd bytes (G, A)
+// in 16-bit lanes, one uint32 of lanes per pixel. Then each three sums
+// across are added, rounded and divided by 9, which the compiler turns
+// into a multiplication.
+func reduce3(dst, src *image.RGBA) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	n := 3 * w // source pixels used per row
+	even, odd := make([]uint32, n+1), make([]uint32, n+1) // +1: a pair's second pixel past an odd n
+	for y := range h {
+		r0 := src.Pix[3*y*src.Stride:][:4*n]
+		r1 := src.Pix[(3*y+1)*src.Stride:][:4*n]
+		r2 := src.Pix[(3*y+2)*src.Stride:][:4*n]
+		i := 0
+		for ; 8*i+8 <= 4*n; i++ {
+			a := binary.LittleEndian.Uint64(r0[8*i:])
+			b := binary.LittleEndian.Uint64(r1[8*i:])
+			c := binary.LittleEndian.Uint64(r2[8*i:])
+			e := a&evenBytes + b&evenBytes + c&evenBytes
+			o := (a>>8)&evenBytes + (b>>8)&evenBytes + (c>>8)&evenBytes
+			even[2*i], even[2*i+1] = uint32(e), uint32(e>>32)
+			odd[2*i], odd[2*i+1] = uint32(o), uint32(o>>32)
+		}
+		if 8*i < 4*n { // the last pixel of an odd count
+			a := binary.LittleEndian.Uint32(r0[8*i:])
+			b := binary.LittleEndian.Uint32(r1[8*i:])
+			c := binary.LittleEndian.Uint32(r2[8*i:])
+			even[2*i] = a&0x00ff_00ff + b&0x00ff_00ff + c&0x00ff_00ff
+			odd[2*i] = a>>8&0x00ff_00ff + b>>8&0x00ff_00ff + c>>8&0x00ff_00ff
+		}
+		out := dst.Pix[y*dst.Stride:][:4*w]
+		for x := range w {
+			e3, o3 := even[3*x:3*x+3:3*x+3], odd[3*x:3*x+3:3*x+3]
+			e := e3[0] + e3[1] + e3[2]
+			o := o3[0] + o3[1] + o3[2]
+			binary.LittleEndian.PutUint32(out[4*x:], (e&0xffff+4)/9|((o&0xffff+4)/9)<<8|((e>>16+4)/9)<<16|((o>>16+4)/9)<<24)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package picture
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"math"
 	"slices"
@@ -173,6 +174,20 @@ func boxReduceBefore(src *image.RGBA, k int) *image.RGBA {
 	return dst
 }
 
+// A whole-block picture (Box.Blocks) is the block average itself, with no
+// sampling after it, into the caller's picture.
+func TestScaleWholeBlocks(t *testing.T) {
+	src := simFrame(t).Image.(*image.RGBA)
+	w, h := Box{W: 960, H: 960, Blocks: true}.Fit(src.Rect.Dx(), src.Rect.Dy())
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	if used := scale(dst, src, nil); used != nil {
+		t.Error("a whole-block reduction went through a second picture")
+	}
+	if want := boxReduceBefore(src, 3); !bytes.Equal(dst.Pix, want.Pix) || dst.Rect != want.Rect {
+		t.Errorf("the %d×%d picture is not the 3×3 block average", w, h)
+	}
+}
+
 // The two-pixels-at-a-time block average gives, byte for byte, the
 // per-channel one, for even and odd blocks, up to the largest.
 func TestBoxReduceMatchesBefore(t *testing.T) {
@@ -182,11 +197,35 @@ func TestBoxReduceMatchesBefore(t *testing.T) {
 			t.Errorf("k=%d: the picture differs from the per-channel average", k)
 		}
 	}
+	noise := image.NewRGBA(image.Rect(0, 0, 301, 203)) // every byte value, and a ragged edge
+	for i := range noise.Pix {
+		noise.Pix[i] = uint8(i*131 + i/7)
+	}
+	for _, k := range []int{2, 3, 4} {
+		if got, want := boxReduce(noise, k), boxReduceBefore(noise, k); !bytes.Equal(got.Pix, want.Pix) || got.Rect != want.Rect {
+			t.Errorf("noise, k=%d: the picture differs from the per-channel average", k)
+		}
+	}
 	white := image.NewRGBA(image.Rect(0, 0, maxBox+1, maxBox))
 	for i := range white.Pix {
 		white.Pix[i] = 255
 	}
 	if got := boxReduce(white, maxBox); got.Rect.Dx() != 1 || !bytes.Equal(got.Pix, []byte{255, 255, 255, 255}) {
 		t.Errorf("a white %d-block averages to %v, want one white pixel", maxBox, got.Pix)
+	}
+}
+
+// BenchmarkReduce is the block average of the sim's 1179×2556 frame by
+// 2 (the live view before Box.Blocks, then sampled to 442×960) and by 3
+// (the live view's whole-block picture, 393×852, with nothing after it).
+func BenchmarkReduce(b *testing.B) {
+	src := simFrame(b).Image.(*image.RGBA)
+	for _, k := range []int{2, 3} {
+		dst := image.NewRGBA(image.Rect(0, 0, src.Rect.Dx()/k, src.Rect.Dy()/k))
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				boxReduceInto(dst, src, k)
+			}
+		})
 	}
 }
