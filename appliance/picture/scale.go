@@ -144,7 +144,7 @@ func reduce2(dst, src *image.RGBA) {
 // into a multiplication.
 func reduce3(dst, src *image.RGBA) {
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
-	n := 3 * w // source pixels used per row
+	n := 3 * w                                            // source pixels used per row
 	even, odd := make([]uint32, n+1), make([]uint32, n+1) // +1: a pair's second pixel past an odd n
 	for y := range h {
 		r0 := src.Pix[3*y*src.Stride:][:4*n]
