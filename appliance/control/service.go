@@ -267,9 +267,18 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	go s.writeEvents(ctx)
 	for _, p := range s.phones {
 		v := s.on(p)
-		if err := v.ph.ReleaseAll(ctx); err != nil {
-			s.log.Warn("control: release all at start", "phone", p.id, "err", err)
-		}
+		// Release what the phone may still hold from before the box
+		// started (a stop mid-press). On a HID gadget that is each
+		// kind's release report, repeated with gaps: about 90 ms that
+		// held up the box's listener. It runs after New returns, holding
+		// the input slot, so no input reaches the phone before it.
+		v.slot <- struct{}{}
+		go func() {
+			defer func() { <-v.slot }()
+			if err := v.ph.ReleaseAll(ctx); err != nil {
+				s.log.Warn("control: release all at start", "phone", v.id, "err", err)
+			}
+		}()
 		// Subscribe before New returns, so that no phone event from the
 		// caller's first inputs is lost to a goroutine not yet started.
 		go v.follow(ctx, v.ph.Subscribe(ctx))
