@@ -30,7 +30,8 @@
 // After editing a page, run `go test ./appliance/owner -run
 // TestEscapedPages -update`; every page test renders each page both ways
 // and fails on a byte of difference. The pages call no method of their
-// data: render.go's funcs stand in. They work without JavaScript; a small external script (static/live.js) refreshes the
+// data (render.go's funcs stand in): TestPagesReadOnlyFields checks every
+// path of every page against its data's types. They work without JavaScript; a small external script (static/live.js) refreshes the
 // screenshot every 2 s and reloads Access and Activity until the owner
 // touches a form.
 // Every answer carries a Content-Security-Policy without inline script,

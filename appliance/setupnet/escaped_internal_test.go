@@ -5,8 +5,10 @@ import (
 	"flag"
 	"html/template"
 	"os"
+	"reflect"
 	"testing"
 
+	"github.com/openlolo/openlolo/appliance/tmplexec"
 	"github.com/openlolo/openlolo/appliance/tmplexec/tmplescape"
 )
 
@@ -61,5 +63,17 @@ func verifyRendering(t testing.TB, p *Page) {
 		if (err == nil) != (werr == nil) || !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("setup page: tmplexec wrote (error %v)\n%s\nhtml/template wrote (error %v)\n%s", err, got, werr, want.Bytes())
 		}
+	}
+}
+
+// TestPageReadOnlyFields: every path of the setup page reads fields of
+// pageData only (tmplescape.Check), so tmplexec draws every branch.
+func TestPageReadOnlyFields(t *testing.T) {
+	s, err := tmplexec.Parse("setup", pageText, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range tmplescape.Check(s.Trees(), nil, "setup", reflect.TypeFor[pageData]()) {
+		t.Error(e)
 	}
 }

@@ -11,7 +11,9 @@
 // HTML pages keep html/template's contextual escaping: a test escapes the
 // page templates with html/template (package tmplescape writes the
 // escaped trees out as text, checked into the tree beside the source) and
-// renders every page both ways, comparing the bytes. The escaper
+// renders every page both ways, comparing the bytes; tmplescape.Check
+// follows every path of a page with its data's Go types, so a method or
+// a missing field fails a test even on a branch no test draws. The escaper
 // functions html/template inserts (_html_template_htmlescaper and the
 // others in this package's escapers.go) are known to every Set.
 //

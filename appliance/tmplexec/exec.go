@@ -65,6 +65,10 @@ func Parse(name, text string, funcs FuncMap) (*Set, error) {
 // Has reports whether the set has a template of that name.
 func (s *Set) Has(name string) bool { return s.trees[name] != nil }
 
+// Trees are the set's parse trees by template name, for checks of what
+// the templates read; the caller must not change them.
+func (s *Set) Trees() map[string]*parse.Tree { return s.trees }
+
 // Execute writes the template name with data as its dot and $.
 func (s *Set) Execute(w io.Writer, name string, data any) error {
 	t := s.trees[name]
