@@ -41,6 +41,19 @@ type Phone interface {
 	Close() error
 }
 
+// Lender is a Phone that can lend its newest screen instead of handing
+// it over: the backend draws or decodes into a buffer it keeps and reuses,
+// so a caller that only reads the pixels once (the owner's live view, ten
+// pictures a second) costs no full-size allocation per picture. The box
+// uses it where a Phone offers it and Screenshot otherwise.
+type Lender interface {
+	// LendScreenshot calls use with the newest frame, as Screenshot would
+	// return it. The frame, its Image's pixels and its JPEG are valid only
+	// until use returns: use must not keep them or anything that shares
+	// their memory. Its error is LendScreenshot's.
+	LendScreenshot(ctx context.Context, use func(*Frame) error) error
+}
+
 // Input is the input half of a phone: what the HID drivers (the gadget's
 // hw/input, AOA's hw/aoa) and a backend's own paths (Android's input
 // commands, CoreDevice's remote HID) each implement, so a backend can hold

@@ -42,10 +42,16 @@ func (g *grants) revoke(id string) { g.mu.Lock(); g.revoked[id] = true; g.mu.Unl
 
 func newEnv(t *testing.T, lim control.Limits) *env {
 	t.Helper()
+	return newEnvWith(t, lim)
+}
+
+// newEnvWith is newEnv with opts applied to the Service's Config.
+func newEnvWith(t *testing.T, lim control.Limits, opts ...func(*control.Config)) *env {
+	t.Helper()
 	e := &env{t: t, dir: t.TempDir(), clock: controltest.NewClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)),
 		grant: &grants{revoked: map[string]bool{}}}
 	e.ph = controltest.New(e.clock.Now)
-	e.start(lim)
+	e.start(lim, opts...)
 	return e
 }
 

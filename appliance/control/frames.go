@@ -3,11 +3,11 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/openlolo/openlolo/api"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/openlolo/openlolo/api"
 	"github.com/openlolo/openlolo/phone"
 )
 
@@ -59,16 +59,23 @@ func (s *Service) TakeFrame(ctx context.Context, c Client) (Shot, error) {
 	if err != nil {
 		return Shot{}, PhoneError(err)
 	}
+	now := s.recordFrame(c, f)
+	return Shot{Frame: f, ID: s.frameID(f.Seq), Epoch: api.FormatEpoch(f.Geometry.Epoch), At: now,
+		Format: api.FormatJPEG, MaxSize: api.DefaultMaxSize}, nil
+}
+
+// recordFrame makes f c's latest frame, the one c's touches are to name,
+// and returns the time it was taken at on the box's clock.
+func (s *Service) recordFrame(c Client, f *phone.Frame) time.Time {
 	now := s.now()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	cf := clientFrame{seq: f.Seq, epoch: f.Geometry.Epoch, at: now}
 	if prev := s.frames[c.ID]; prev.seq == cf.seq && prev.epoch == cf.epoch {
 		cf.listed = prev.listed // the same picture: its elements still hold
 	}
 	s.frames[c.ID] = cf
-	s.mu.Unlock()
-	return Shot{Frame: f, ID: s.frameID(f.Seq), Epoch: api.FormatEpoch(f.Geometry.Epoch), At: now,
-		Format: api.FormatJPEG, MaxSize: api.DefaultMaxSize}, nil
+	return now
 }
 
 func (s *Service) frameID(seq uint64) string { return fmt.Sprintf("%s-%d", s.boot, seq) }

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/openlolo/openlolo/api"
@@ -33,10 +34,35 @@ func (s *Service) Picture(sh Shot) (*picture.Picture, error) {
 // owner's latest frame (the one the owner's touches on the page name) and
 // goes through the same cache as screenshots: an unchanged screen is not
 // encoded again.
+//
+// A phone that lends its frames ([phone.Lender]) is read through a lent
+// frame: the picture is encoded while it is lent, and nothing of the
+// frame is kept.
 func (s *Service) Screen(ctx context.Context, fit picture.Box, quality int) (*picture.Picture, error) {
-	shot, err := s.TakeFrame(ctx, Owner())
-	if err != nil {
-		return nil, err
+	spec := picture.Spec{Format: api.FormatJPEG, Fit: fit, Quality: quality}
+	l, ok := s.ph.(phone.Lender)
+	if !ok {
+		shot, err := s.TakeFrame(ctx, Owner())
+		if err != nil {
+			return nil, err
+		}
+		return s.pictures.Encode(frameOf(shot.Frame), spec)
 	}
-	return s.pictures.Encode(frameOf(shot.Frame), picture.Spec{Format: api.FormatJPEG, Fit: fit, Quality: quality})
+	var (
+		pic    *picture.Picture
+		encErr error
+	)
+	err := l.LendScreenshot(ctx, func(f *phone.Frame) error {
+		s.recordFrame(Owner(), f)
+		lent := frameOf(f)
+		// A picture passed through as the source's JPEG would share
+		// the lent bytes.
+		lent.JPEG = bytes.Clone(lent.JPEG)
+		pic, encErr = s.pictures.Encode(lent, spec)
+		return nil
+	})
+	if err != nil {
+		return nil, PhoneError(err)
+	}
+	return pic, encErr
 }

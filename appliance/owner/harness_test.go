@@ -53,6 +53,7 @@ type box struct {
 
 type boxOpts struct {
 	phone    phone.Phone
+	screen   owner.Screen // Config.Screen; PhoneScreen(phone) when nil
 	control  owner.Controller
 	button   *fakeButton
 	certPEM  []byte // BoxInfo.CertPEM: the certificate the Connect page offers
@@ -91,7 +92,10 @@ func newBox(t testing.TB, o boxOpts) *box {
 	b := &box{st: st, oauth: as, clock: clk, setupFile: filepath.Join(t.TempDir(), "setup-code.txt")}
 	var asks *control.Service
 	var screen owner.Screen
-	if o.phone != nil {
+	switch {
+	case o.screen != nil:
+		screen = o.screen
+	case o.phone != nil:
 		screen = owner.PhoneScreen(o.phone)
 	}
 	if o.asks != nil {

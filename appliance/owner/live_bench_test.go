@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlolo/openlolo/appliance/control"
+	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/hw/sim"
 	"github.com/openlolo/openlolo/phone"
 )
@@ -32,7 +34,8 @@ func cpuTime(b *testing.B) time.Duration {
 // the default size (1179×2556 scaled to 960 high by the picture package:
 // build with -tags turbojpeg for libjpeg-turbo, as the box is; picture's
 // BenchmarkLiveEncode is one picture's encoding), through the real
-// box page over HTTPS with one logged-in viewer. Three windows of
+// box page over HTTPS with one logged-in viewer, the pictures taken
+// through control.Service's Screen as serve takes them. Three windows of
 // -live.window each, in the same run:
 //
 //   - baseline: the phone's screen changes 20 times a second (a letter
@@ -57,8 +60,18 @@ func BenchmarkLiveStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ph.Close()
-	bx, c := claimedBox(b, boxOpts{phone: ph})
 	ctx := context.Background()
+	// The pictures come through control's Screen, as serve wires it.
+	st, err := store.Open(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := control.New(ctx, control.Config{Store: st, Phone: ph})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bx, c := claimedBox(b, boxOpts{phone: ph, screen: svc})
 	at, _ := ph.IconCenter("Notes")
 	if _, err := ph.Touch(ctx, phone.Tap(at, phone.TapHold)); err != nil {
 		b.Fatal(err)

@@ -67,17 +67,26 @@ type Phone struct {
 	now func() time.Time
 	rel float64
 
-	mu     sync.Mutex // guards everything below
-	ui     *ui
-	funcs  map[hid.Kind]*function
-	paint  *painter
-	epoch  uint64
-	seq    uint64
-	shown  view         // what frame seq shows
-	frame  *phone.Frame // rendered picture of seq; nil until asked
-	events phone.Broadcaster
-	closed bool
-	done   chan struct{} // closed by Close: stops watchClock
+	mu    sync.Mutex // guards everything below
+	ui    *ui
+	funcs map[hid.Kind]*function
+	paint *painter
+	epoch uint64
+	seq   uint64
+	shown view         // what frame seq shows
+	frame *phone.Frame // rendered picture of seq; nil until asked
+
+	// lend is held while a lent frame is in use (LendScreenshot), so
+	// its buffer has one reader at a time; it is taken before mu.
+	lend sync.Mutex
+	// lent is LendScreenshot's reused picture, of seq lentSeq when
+	// lentOK. Guarded by lend and mu (written with both held).
+	lent    *image.RGBA
+	lentSeq uint64
+	lentOK  bool
+	events  phone.Broadcaster
+	closed  bool
+	done    chan struct{} // closed by Close: stops watchClock
 }
 
 // view is everything that decides the picture: two equal views render
@@ -366,6 +375,38 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 	f := *p.frame
 	f.Captured = p.now()
 	return &f, nil
+}
+
+// LendScreenshot implements [phone.Lender]: the frame Screenshot would
+// return, except that a picture not rendered yet is drawn into a buffer
+// the phone keeps and draws the next changed picture into once use has
+// returned, rather than into a new 12 MB image each time.
+func (p *Phone) LendScreenshot(ctx context.Context, use func(*phone.Frame) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sim: screenshot: %w", err)
+	}
+	p.lend.Lock()
+	defer p.lend.Unlock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return fmt.Errorf("sim: screenshot: the simulated phone is closed: %w", phone.ErrUnavailable)
+	}
+	p.refresh()
+	now := p.now()
+	var f phone.Frame
+	if p.frame != nil {
+		f = *p.frame
+	} else {
+		if !p.lentOK || p.lentSeq != p.seq {
+			p.lent = p.paint.renderInto(p.lent, p.ui, now)
+			p.lentSeq, p.lentOK = p.seq, true
+		}
+		f = phone.Frame{Image: p.lent, Seq: p.seq, Geometry: p.state().Geometry}
+	}
+	f.Captured = now
+	p.mu.Unlock()
+	return use(&f)
 }
 
 // open fails with phone.ErrUnavailable after Close, so an input on a

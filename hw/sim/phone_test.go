@@ -331,6 +331,11 @@ func TestPhoneClosed(t *testing.T) {
 	_, checks["Key"] = p.Key(ctx, phone.Key{Name: "a"})
 	_, checks["Press"] = p.Press(ctx, phone.Home)
 	checks["ReleaseAll"] = p.ReleaseAll(ctx)
+	_, checks["Screenshot"] = p.Screenshot(ctx)
+	checks["LendScreenshot"] = p.LendScreenshot(ctx, func(*phone.Frame) error {
+		t.Error("LendScreenshot lent a frame after Close")
+		return nil
+	})
 	for name, err := range checks {
 		if !errors.Is(err, phone.ErrUnavailable) {
 			t.Errorf("%s after Close = %v, want ErrUnavailable", name, err)

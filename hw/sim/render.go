@@ -24,10 +24,22 @@ const (
 	wallBot   hexColor = 0x7A3B8F
 )
 
-// render draws the whole picture for state st at clock time now.
+// render draws the whole picture for state st at clock time now into a
+// new image.
 func (p *painter) render(u *ui, now time.Time) *image.RGBA {
+	return p.renderInto(nil, u, now)
+}
+
+// renderInto draws the whole picture into dst, which it reuses when it has
+// the screen's size (every screen paints all of its pixels, so nothing of
+// dst's earlier picture shows), or into a new image otherwise; it returns
+// the image drawn.
+func (p *painter) renderInto(dst *image.RGBA, u *ui, now time.Time) *image.RGBA {
 	l := u.lay
-	p.dst = image.NewRGBA(image.Rectangle{Max: l.size})
+	if dst == nil || dst.Rect != (image.Rectangle{Max: l.size}) {
+		dst = image.NewRGBA(image.Rectangle{Max: l.size})
+	}
+	p.dst = dst
 	st := u.st
 	if st.locked {
 		p.fill(p.dst.Bounds(), black)

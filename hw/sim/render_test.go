@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"flag"
 	"fmt"
@@ -9,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openlolo/openlolo/phone"
 )
 
 // updateScreens rewrites testdata/screens.sha256 from what the sim draws.
@@ -71,6 +75,48 @@ func screenCases() []screenCase {
 // pixels. Run with -sim.update to rewrite the file after a deliberate
 // change of the look (and look at the pictures with -sim.png).
 func TestScreensGolden(t *testing.T) {
+	got := screenDigests(t, func(p *Phone, name string) []byte { return pixels(t, shot(t, p, name)) })
+	path := filepath.Join("testdata", "screens.sha256")
+	if *updateScreens {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkDigests(t, got, path)
+}
+
+// TestLendScreenshotGolden draws every picture of screenCases through
+// LendScreenshot: each one into the buffer the one before was drawn into,
+// so a screen that leaves a pixel unpainted shows what was there and its
+// digest differs. The buffer is the same one all along while the size
+// stays.
+func TestLendScreenshotGolden(t *testing.T) {
+	var (
+		buf  *byte
+		size image.Point
+	)
+	got := screenDigests(t, func(p *Phone, name string) []byte {
+		var pix []byte
+		err := p.LendScreenshot(context.Background(), func(f *phone.Frame) error {
+			pix = bytes.Clone(pixels(t, f))
+			if b := f.Image.Bounds().Size(); b == size && &pixels(t, f)[0] != buf {
+				t.Errorf("%s: lent a new buffer for a picture of the same size", name)
+			} else {
+				buf, size = &pixels(t, f)[0], b
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: LendScreenshot: %v", name, err)
+		}
+		return pix
+	})
+	checkDigests(t, got, filepath.Join("testdata", "screens.sha256"))
+}
+
+// screenDigests sets one phone to each of screenCases in turn and lists
+// the digest of the pixels take gives for each.
+func screenDigests(t *testing.T, take func(p *Phone, name string) []byte) string {
 	p := newTestPhone(t, Options{})
 	var got strings.Builder
 	for _, c := range screenCases() {
@@ -86,20 +132,19 @@ func TestScreensGolden(t *testing.T) {
 		c.set(&st)
 		p.ui.st = st
 		p.mu.Unlock()
-		f := shot(t, p, c.name)
-		fmt.Fprintf(&got, "%x  %s\n", sha256.Sum256(pixels(t, f)), c.name)
+		fmt.Fprintf(&got, "%x  %s\n", sha256.Sum256(take(p, c.name)), c.name)
 	}
-	path := filepath.Join("testdata", "screens.sha256")
-	if *updateScreens {
-		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return got.String()
+}
+
+// checkDigests compares got with the digests in the file at path.
+func checkDigests(t *testing.T, got, path string) {
+	t.Helper()
 	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.String() != string(want) {
-		t.Errorf("pictures differ from %s (run with -sim.png DIR to see them):\n got:\n%s\nwant:\n%s", path, got.String(), want)
+	if got != string(want) {
+		t.Errorf("pictures differ from %s (run with -sim.png DIR to see them):\n got:\n%s\nwant:\n%s", path, got, want)
 	}
 }
