@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -254,9 +255,9 @@ func TestAskEventsAndExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		changed := 0
+		var changed atomic.Int32 // the hook runs on the asks' own goroutine too
 		svc, err := control.New(ctx, control.Config{Store: st, Phone: controltest.New(time.Now), Now: time.Now,
-			AskChanged: func() { changed++ }})
+			AskChanged: func() { changed.Add(1) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,8 +277,8 @@ func TestAskEventsAndExpiry(t *testing.T) {
 		if n, _ := svc.PendingAsks(ctx); len(n) != 0 {
 			t.Fatalf("%d asks still pending after their time", len(n))
 		}
-		if changed != 2 {
-			t.Fatalf("AskChanged ran %d times, want 2 (created, expired)", changed)
+		if n := changed.Load(); n != 2 {
+			t.Fatalf("AskChanged ran %d times, want 2 (created, expired)", n)
 		}
 		w := svc.Watch(ctx, alice, api.WatchArgs{Cursor: ca, WaitMS: ptr(0)})
 		var got []string
