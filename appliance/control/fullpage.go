@@ -131,6 +131,10 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 		return nil, nil, err
 	}
 	shots := []Shot{first}
+	// latest is the last frame taken for c: its latest, which a tap after
+	// full_page names. It is the last page's, or the newer frame of the
+	// same page that found the end.
+	latest := first
 	sigs := []signature{firstSig}
 	shifts, matched := []int{0}, []bool{false}
 	header, footer := -1, -1
@@ -148,6 +152,7 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 		if err != nil {
 			return nil, nil, err
 		}
+		latest = shot
 		if shot.Frame.Geometry.Epoch != first.Frame.Geometry.Epoch || shot.Frame.Image.Bounds() != first.Frame.Image.Bounds() {
 			return nil, nil, api.Errorf(api.CodeCaptureFailed, "the screen's geometry changed during the capture (a rotation?); take a screenshot and call openlolo_full_page again")
 		}
@@ -185,8 +190,10 @@ func (s *Service) fullPage(ctx context.Context, c Client, o fullPageOpts) (*api.
 		}
 		res.Pages = append(res.Pages, p)
 	}
-	last := res.Pages[len(res.Pages)-1].Frame
-	res.Current = &last
+	b := latest.Frame.Image.Bounds()
+	w, h := picture.Fit(b.Dx(), b.Dy(), o.size)
+	latest.Format, latest.MaxSize = o.format, o.size
+	res.Current = latest.Result(w, h)
 	res.PageCount, res.Header, res.Footer = len(shots), header, footer
 	if o.output != api.OutputPages {
 		b := first.Frame.Image.Bounds()

@@ -363,3 +363,51 @@ func TestFullPageWaitsForStillness(t *testing.T) {
 		}
 	}
 }
+
+// ticking is the sim whose every screenshot is a new frame of the same
+// picture, as when a status bar clock or a fading scroll indicator
+// changes between captures: the capture that finds the page's end is then
+// a newer frame than the last page.
+type ticking struct {
+	*sim.Phone
+	mu sync.Mutex
+	n  uint64
+}
+
+func (p *ticking) Screenshot(ctx context.Context) (*phone.Frame, error) {
+	f, err := p.Phone.Screenshot(ctx)
+	if err != nil {
+		return f, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	g := *f
+	g.Seq = 1<<40 + p.n
+	return &g, nil
+}
+
+// TestFullPageCurrentIsTheLatest: full_page's current frame is the
+// caller's latest, the one a tap is to name, even when the capture that
+// found the end (and so is no page) is a newer frame than the last page;
+// it named the last page, and the tap an agent made on it was
+// FRAME_EXPIRED.
+func TestFullPageCurrentIsTheLatest(t *testing.T) {
+	ph := &ticking{Phone: newSim(t)}
+	svc := serviceOn(t, ph)
+	openNote(t, svc, ph.Phone, alice, longNote(60))
+	rep := svc.FullPage(context.Background(), alice, api.FullPageArgs{Settle: fp(0), MaxSize: ip(256)})
+	if rep.Error != nil {
+		t.Fatal(rep.Error)
+	}
+	r := rep.Result
+	if r.Stopped != control.StoppedEnd || r.Current == nil {
+		t.Fatalf("stopped %q, current %+v", r.Stopped, r.Current)
+	}
+	if e := svc.CheckFrame(alice, control.FrameRef{ID: r.Current.FrameID, Epoch: r.Current.GeometryEpoch}); e != nil {
+		t.Fatalf("a tap on full_page's current frame: %v", e)
+	}
+	if last := r.Pages[len(r.Pages)-1]; r.Current.FrameID == last.FrameID || r.Current.Width != last.Width || r.Current.Height != last.Height {
+		t.Errorf("current %+v, want the newer frame at the last page's size (%dx%d)", r.Current, last.Width, last.Height)
+	}
+}
