@@ -19,6 +19,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/oauth"
 	"github.com/openlolo/openlolo/appliance/owner"
 	"github.com/openlolo/openlolo/appliance/panel"
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/appliance/store"
 	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/phone"
@@ -38,6 +39,10 @@ type Config struct {
 	Version string
 	// Phone is the attached phone. The box uses it but does not close it.
 	Phone phone.Phone
+	// JPEG, when set, encodes the box's JPEG pictures (a hardware
+	// encoder, hw/capture's JPEGEncoder); nil: software. The box uses it
+	// but does not close it.
+	JPEG picture.JPEGEncoder
 	// Phones, when set, are all the box's phones (serve --sims N); Phone
 	// is then the first of them (the owner's page and the LED follow it).
 	// The box uses them but does not close them.

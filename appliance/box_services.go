@@ -43,6 +43,7 @@ func (b *Box) routes(steps *startupSteps) error {
 		// openlolo_find_text says what to install.
 		OCR:      ocr.Tesseract{},
 		Profiles: apps,
+		JPEG:     b.cfg.JPEG,
 		// The LED blinks while an ask waits for the owner (presence.go).
 		AskChanged: func() {
 			if b.panel != nil {

@@ -3,7 +3,10 @@ package control_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/openlolo/openlolo/api"
@@ -104,5 +107,41 @@ func TestScreenLendFails(t *testing.T) {
 	e.ph.FailScreenshots(phone.ErrUnavailable)
 	if _, err := e.svc.Screen(context.Background(), picture.Square(64), 70); !isCode(err, api.CodePhoneUnavailable) {
 		t.Fatalf("Screen on a failing lender = %v, want %s", err, api.CodePhoneUnavailable)
+	}
+}
+
+// hwJPEG is a hardware JPEG encoder that answers with fixed bytes, or
+// fails.
+type hwJPEG struct{ fail bool }
+
+func (h *hwJPEG) EncodeJPEG(img *image.RGBA, quality int) ([]byte, error) {
+	if h.fail {
+		return nil, errors.New("the device is gone")
+	}
+	return []byte("hw jpeg"), nil
+}
+
+// Config.JPEG encodes the box's scaled pictures, the live view's among
+// them; a picture it fails is encoded in software and logged.
+func TestScreenUsesTheJPEGEncoder(t *testing.T) {
+	hw := &hwJPEG{}
+	var logs bytes.Buffer
+	e := newEnvWith(t, control.Limits{}, func(c *control.Config) {
+		c.JPEG = hw
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	ctx := context.Background()
+	p, err := e.svc.Screen(ctx, picture.Square(64), 70)
+	if err != nil || string(p.Data) != "hw jpeg" {
+		t.Fatalf("Screen with a hardware encoder: %q, %v", p.Data, err)
+	}
+	hw.fail = true
+	wantCode(t, outcome(e.svc.Invoke(ctx, ownerTouch(0.5, 0.5))), "") // a new screen
+	p, err = e.svc.Screen(ctx, picture.Square(64), 70)
+	if err != nil || !bytes.HasPrefix(p.Data, []byte("\xFF\xD8")) {
+		t.Fatalf("Screen when the encoder fails: %.8q, %v; want a software JPEG", p.Data, err)
+	}
+	if !strings.Contains(logs.String(), "this picture is encoded in software") || !strings.Contains(logs.String(), "the device is gone") {
+		t.Fatalf("the failure was not logged: %s", logs.String())
 	}
 }

@@ -84,6 +84,10 @@ type Config struct {
 	// AskChanged, when set, is called after an ask was created, decided
 	// or expired (the box recomputes its LED).
 	AskChanged func()
+	// JPEG, when set, encodes the pictures' JPEGs (a hardware encoder);
+	// a picture it fails is encoded in software, and after
+	// picture.MaxJPEGFailures failures in a row it is no longer asked.
+	JPEG picture.JPEGEncoder
 }
 
 // Client is who calls: the OAuth client and its grant.
@@ -211,8 +215,20 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		if a.Phone == nil || a.ID == "" || slices.ContainsFunc(c.phones, func(p *phoneSlot) bool { return p.id == a.ID }) {
 			return nil, fmt.Errorf("control: new: phone %q: every phone needs a phone and its own id", a.ID)
 		}
-		c.phones = append(c.phones, &phoneSlot{id: a.ID, ph: a.Phone, slot: make(chan struct{}, 1),
-			frames: map[string]clientFrame{}, pictures: picture.NewCache(pictureCache)})
+		slot := &phoneSlot{id: a.ID, ph: a.Phone, slot: make(chan struct{}, 1),
+			frames: map[string]clientFrame{}, pictures: picture.NewCache(pictureCache)}
+		if cfg.JPEG != nil {
+			id := a.ID
+			slot.pictures.UseJPEGEncoder(cfg.JPEG, func(err error, dropped bool) {
+				log := c.log.With("phone", id) // c.log is set by the time pictures are taken
+				if dropped {
+					log.Warn("control: the hardware JPEG encoder failed again: this phone's pictures are encoded in software from now on", "err", err)
+					return
+				}
+				log.Warn("control: the hardware JPEG encoder failed; this picture is encoded in software", "err", err)
+			})
+		}
+		c.phones = append(c.phones, slot)
 	}
 	s := &Service{core: c, phoneSlot: c.phones[0]}
 	if s.now == nil {

@@ -60,6 +60,65 @@ type Cache struct {
 	// needed only until it is encoded, and a fresh 4 MB one costs its
 	// zeroing and page faults on every new frame.
 	scratch sync.Pool
+
+	// jpeg, when set, encodes JPEG pictures (UseJPEGEncoder); jpegFails
+	// counts its failures in a row. Guarded by mu.
+	jpeg      JPEGEncoder
+	jpegFails int
+	onFail    func(err error, dropped bool)
+}
+
+// JPEGEncoder is a JPEG encoder besides the binary's own: a hardware one
+// (hw/capture's JPEGEncoder, on a V4L2 memory-to-memory device).
+type JPEGEncoder interface {
+	// EncodeJPEG encodes img at quality (1..100).
+	EncodeJPEG(img *image.RGBA, quality int) ([]byte, error)
+}
+
+// MaxJPEGFailures is how many failures in a row of a JPEGEncoder make a
+// Cache stop using it and encode in software from then on.
+const MaxJPEGFailures = 3
+
+// UseJPEGEncoder has c encode its JPEG pictures of RGBA images (every
+// scaled picture) with e. A picture e fails to encode is encoded in
+// software, and after MaxJPEGFailures failures in a row c no longer asks
+// e. onFail, when not nil, hears each failure and whether it dropped e.
+func (c *Cache) UseJPEGEncoder(e JPEGEncoder, onFail func(err error, dropped bool)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.jpeg, c.jpegFails, c.onFail = e, 0, onFail
+}
+
+// encode encodes img as s asks: through the JPEGEncoder when there is
+// one and it can take img, in software otherwise or when it fails.
+func (c *Cache) encode(img image.Image, s Spec) ([]byte, error) {
+	c.mu.Lock()
+	hw, onFail := c.jpeg, c.onFail
+	c.mu.Unlock()
+	rgba, ok := img.(*image.RGBA)
+	if hw == nil || !ok || s.Format != api.FormatJPEG {
+		return Encode(img, s.Format, s.Quality)
+	}
+	data, err := hw.EncodeJPEG(rgba, s.Quality)
+	c.mu.Lock()
+	dropped := false
+	switch {
+	case err == nil:
+		c.jpegFails = 0
+	case c.jpeg == hw:
+		c.jpegFails++
+		if dropped = c.jpegFails >= MaxJPEGFailures; dropped {
+			c.jpeg = nil
+		}
+	}
+	c.mu.Unlock()
+	if err == nil {
+		return data, nil
+	}
+	if onFail != nil {
+		onFail(err, dropped)
+	}
+	return Encode(img, s.Format, s.Quality)
 }
 
 // NewCache returns a cache of the n pictures encoded last.
@@ -137,7 +196,7 @@ func (c *Cache) Encode(f Frame, s Spec) (*Picture, error) {
 		}
 		img = small
 	}
-	data, err := Encode(img, s.Format, s.Quality)
+	data, err := c.encode(img, s)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package picture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/color"
 	stdjpeg "image/jpeg"
@@ -300,4 +301,61 @@ func absDiff(a, b uint32) uint64 {
 		return uint64(a - b)
 	}
 	return uint64(b - a)
+}
+
+// fakeHW is a JPEGEncoder that answers with fixed bytes, or fails.
+type fakeHW struct {
+	calls int
+	fail  error
+}
+
+func (h *fakeHW) EncodeJPEG(img *image.RGBA, quality int) ([]byte, error) {
+	h.calls++
+	if h.fail != nil {
+		return nil, h.fail
+	}
+	return []byte("hw " + img.Rect.String()), nil
+}
+
+// A Cache with a JPEGEncoder encodes its scaled JPEG pictures there; PNG
+// and an unscaled picture of an image that is not RGBA stay in software.
+// A picture the encoder fails is encoded in software, and after
+// MaxJPEGFailures failures in a row the encoder is asked no more.
+func TestCacheJPEGEncoder(t *testing.T) {
+	f := simFrame(t)
+	c := NewCache(8)
+	hw := &fakeHW{}
+	var fails []bool
+	c.UseJPEGEncoder(hw, func(err error, dropped bool) { fails = append(fails, dropped) })
+	p, err := c.Encode(f, jpegAt(1536))
+	if err != nil || string(p.Data) != "hw (0,0)-(708,1536)" {
+		t.Fatalf("a scaled JPEG: %q, %v; want the encoder's", p.Data, err)
+	}
+	if p, err := c.Encode(f, Spec{Format: api.FormatPNG, Fit: Square(128)}); err != nil || !bytes.HasPrefix(p.Data, []byte("\x89PNG")) {
+		t.Fatalf("a PNG: %.8q, %v", p.Data, err)
+	}
+	ycc := Frame{Seq: 50, Image: image.NewYCbCr(image.Rect(0, 0, 40, 80), image.YCbCrSubsampleRatio420)}
+	if p, err := c.Encode(ycc, jpegAt(1536)); err != nil || !bytes.HasPrefix(p.Data, []byte("\xFF\xD8")) {
+		t.Fatalf("an unscaled YCbCr picture: %.8q, %v", p.Data, err)
+	}
+	if hw.calls != 1 {
+		t.Fatalf("the encoder was asked %d times, want 1", hw.calls)
+	}
+
+	hw.fail = errors.New("the device is gone")
+	for i := range MaxJPEGFailures + 1 {
+		g := f
+		g.Seq += uint64(i + 1)
+		p, err := c.Encode(g, jpegAt(1536))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := stdjpeg.Decode(bytes.NewReader(p.Data))
+		if err != nil || img.Bounds().Dx() != 708 {
+			t.Fatalf("picture %d after a failure: %v, %v; want the software JPEG", i, err, img)
+		}
+	}
+	if hw.calls != 1+MaxJPEGFailures || len(fails) != MaxJPEGFailures || fails[MaxJPEGFailures-2] || !fails[MaxJPEGFailures-1] {
+		t.Fatalf("the failing encoder was asked %d times and reported %v; want %d failures, the last one dropping it", hw.calls-1, fails, MaxJPEGFailures)
+	}
 }

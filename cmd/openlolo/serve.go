@@ -13,6 +13,7 @@ import (
 	"github.com/openlolo/openlolo/appliance/control"
 	"github.com/openlolo/openlolo/appliance/entry"
 	"github.com/openlolo/openlolo/appliance/owner"
+	"github.com/openlolo/openlolo/appliance/picture"
 	"github.com/openlolo/openlolo/appliance/update"
 	"github.com/openlolo/openlolo/phone"
 )
@@ -35,6 +36,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 	release := fs.String("release", "/etc/openlolo-release", "with --update-key: the running root's version, board and build time")
 	bootEnv := fs.String("boot-env", "/run/openlolo/boot.env", "with --update-key: the slots stage 1 found (ROOT_SLOT, DISK, ROOTA_DEV, ROOTB_DEV)")
 	bootDir := fs.String("boot", "/boot", "with --update-key: the mounted boot partition")
+	jpegF := fs.String("jpeg-encoder", jpegAuto, "how pictures are JPEG-encoded: auto (a V4L2 memory-to-memory hardware encoder when the kernel offers one, as a Pi's bcm2835-codec; else software), software, or a video node such as /dev/video31")
 	gpioF := addGPIOFlags(fs)
 	wifiF := addSetupNetFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -78,6 +80,15 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		httpFront = front.wrap
 	}
 	log := c.logger()
+	hwJPEG, err := openJPEG(*jpegF, "", log.With("hw", "jpeg"))
+	if err != nil {
+		return err
+	}
+	var jpeg picture.JPEGEncoder
+	if hwJPEG != nil {
+		defer hwJPEG.Close()
+		jpeg = hwJPEG
+	}
 	ph, err := phones.open(ctx, phone.Env{StateDir: *state, Logger: log})
 	if err != nil {
 		return err
@@ -120,6 +131,7 @@ func serve(ctx context.Context, c *Context, args []string) error {
 		Version:       ver,
 		Phone:         ph,
 		Phones:        sim,
+		JPEG:          jpeg,
 		LANAddr:       *lan,
 		HTTPAddr:      *httpAddr,
 		HTTPFront:     httpFront,

@@ -15,8 +15,7 @@ import (
 // queue and gives JPEGs on its CAPTURE queue. [FindEncoder] finds one
 // among the video nodes; the box's software encoder is the fallback when
 // the kernel offers none. The encoding itself through the device (queue
-// a picture, dequeue its JPEG) is not built yet: FindEncoder is the
-// selection, which picture's encoder is to follow.
+// a picture, dequeue its JPEG) is [JPEGEncoder]'s.
 
 // ErrNoEncoder: the kernel offers no hardware JPEG encoder the box can
 // feed; pictures are encoded in software.
@@ -150,6 +149,17 @@ func FindEncoder(sysDir string) (Encoder, error) {
 		probes = append(probes, p)
 	}
 	return chooseEncoder(probes)
+}
+
+// EncoderAt is the hardware JPEG encoder at the video node path (as
+// /dev/video31), or an error wrapping ErrNoEncoder that says why the node
+// is not one the box can use.
+func EncoderAt(path string) (Encoder, error) {
+	p, err := probeEncoder(path)
+	if err != nil {
+		p = encoderProbe{path: path, err: err}
+	}
+	return chooseEncoder([]encoderProbe{p})
 }
 
 // probeEncoder asks one node what it is and which formats its two
