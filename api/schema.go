@@ -40,9 +40,10 @@ func (t Types) MarshalJSON() ([]byte, error) {
 
 // ToolsListBudget is the most bytes the box's tools/list result may take
 // as compact JSON, every tool listed: what an agent pays in its context
-// before its first call (about a quarter as many tokens). A test holds the
-// catalog to it; descriptions and schemas are written to fit.
-const ToolsListBudget = 24 << 10
+// before its first call (about a quarter as many tokens). It is issue
+// 28's 24 KB, counted in thousands as its other figures are. A test holds
+// the catalog to it; descriptions and schemas are written to fit.
+const ToolsListBudget = 24_000
 
 // Interfaces a type implements to shape its schema.
 type (

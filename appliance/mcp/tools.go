@@ -83,15 +83,20 @@ func define[R any](s spec, say func(api.Outcome, *R) string, finish ...func(h *H
 	return t
 }
 
+// sdkTool is t as tools/list gives it. It has no title: a display name
+// the model never needs, which took 600 bytes of every agent's context
+// (the list is held to api.ToolsListBudget); clients show the name, as
+// the specification says they do without one. The server card lists the
+// same tools; docs/tools.md and llms.txt keep the titles.
 func (t *tool) sdkTool() *sdk.Tool {
-	return &sdk.Tool{Name: string(t.name), Title: t.title, Description: t.desc, Annotations: t.ann,
+	return &sdk.Tool{Name: string(t.name), Description: t.desc, Annotations: t.ann,
 		InputSchema: api.InputSchema(t.name, t.args), OutputSchema: api.OutputSchema(t.result, t.mutating)}
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// The annotations give no title (the tool's own title is the one
-// clients show) and leave out the hints whose default is right.
+// The annotations give no title either, and leave out the hints whose
+// default is right.
 
 func readAnn() *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
