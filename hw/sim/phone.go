@@ -67,26 +67,25 @@ type Phone struct {
 	now func() time.Time
 	rel float64
 
-	mu    sync.Mutex // guards everything below
-	ui    *ui
-	funcs map[hid.Kind]*function
-	paint *painter
-	epoch uint64
-	seq   uint64
-	shown view         // what frame seq shows
-	frame *phone.Frame // rendered picture of seq; nil until asked
+	mu     sync.Mutex // guards everything below
+	ui     *ui
+	funcs  map[hid.Kind]*function
+	paint  *painter
+	epoch  uint64
+	seq    uint64
+	shown  view         // what frame seq shows
+	frame  *phone.Frame // rendered picture of seq; nil until asked
+	events phone.Broadcaster
+	closed bool
+	done   chan struct{} // closed by Close: stops watchClock
 
 	// lend is held while a lent frame is in use (LendScreenshot), so
 	// its buffer has one reader at a time; it is taken before mu.
 	lend sync.Mutex
-	// lent is LendScreenshot's reused picture, of seq lentSeq when
-	// lentOK. Guarded by lend and mu (written with both held).
+	// lent is LendScreenshot's reused picture (nil until the first),
+	// of seq lentSeq. Written with both lend and mu held.
 	lent    *image.RGBA
 	lentSeq uint64
-	lentOK  bool
-	events  phone.Broadcaster
-	closed  bool
-	done    chan struct{} // closed by Close: stops watchClock
 }
 
 // view is everything that decides the picture: two equal views render
@@ -398,9 +397,9 @@ func (p *Phone) LendScreenshot(ctx context.Context, use func(*phone.Frame) error
 	if p.frame != nil {
 		f = *p.frame
 	} else {
-		if !p.lentOK || p.lentSeq != p.seq {
+		if p.lent == nil || p.lentSeq != p.seq {
 			p.lent = p.paint.renderInto(p.lent, p.ui, now)
-			p.lentSeq, p.lentOK = p.seq, true
+			p.lentSeq = p.seq
 		}
 		f = phone.Frame{Image: p.lent, Seq: p.seq, Geometry: p.state().Geometry}
 	}
