@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,19 +51,30 @@ type Frame struct {
 
 // Device is an open, streaming capture device. The reader goroutine keeps
 // the newest frame and reopens the device after it disappears.
+//
+// The newest frame stays in the driver's buffer until the next one comes
+// or a caller takes it: only a frame that a caller asks for is copied, so
+// a dongle streaming 1080p at 30 frames/s that nobody watches costs no
+// copy (4 MB a frame) and no garbage.
 type Device struct {
 	opts   Options
 	log    *slog.Logger
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu      sync.Mutex
-	path    string
-	format  Format
-	latest  *Frame
-	seq     uint64
-	lastErr error
-	online  bool
+	mu     sync.Mutex
+	path   string
+	format Format
+	latest *Frame
+	seq    uint64
+	// held is the driver's buffer dequeued last and not yet requeued
+	// (valid while holding); inBuffer: latest.Data still points into it,
+	// and no caller has latest.
+	held     int
+	holding  bool
+	inBuffer bool
+	lastErr  error
+	online   bool
 }
 
 // stream is one open session of the device.
@@ -218,35 +230,45 @@ func (s *stream) close() {
 	s.fd, s.bufs = -1, nil
 }
 
-// next waits up to timeout for a frame and returns a copy of it; ok is
-// false on timeout.
-func (s *stream) next(timeout time.Duration) (data []byte, ok bool, err error) {
+// dequeue waits up to timeout for a filled buffer and returns its index
+// and bytes, which stay the driver's memory until requeue(idx) gives the
+// buffer back; ok is false on timeout (and for an empty buffer, which it
+// gives back itself).
+func (s *stream) dequeue(timeout time.Duration) (idx int, data []byte, ok bool, err error) {
 	pfd := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
 	n, err := unix.Poll(pfd, int(timeout/time.Millisecond))
 	if err == unix.EINTR || err == nil && n == 0 {
-		return nil, false, nil
+		return 0, nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("poll: %w", err)
+		return 0, nil, false, fmt.Errorf("poll: %w", err)
 	}
 	if pfd[0].Revents&unix.POLLIN == 0 && pfd[0].Revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 {
-		return nil, false, fmt.Errorf("poll: device error (revents %#x)", pfd[0].Revents)
+		return 0, nil, false, fmt.Errorf("poll: device error (revents %#x)", pfd[0].Revents)
 	}
 	b := bufferStruct(0)
 	if err := ioctl(s.fd, vidiocDqbuf, b); err != nil {
 		if err == unix.EAGAIN {
-			return nil, false, nil
+			return 0, nil, false, nil
 		}
-		return nil, false, fmt.Errorf("DQBUF: %w", err)
+		return 0, nil, false, fmt.Errorf("DQBUF: %w", err)
 	}
 	idx, used := int(le.Uint32(b[0:])), int(le.Uint32(b[8:]))
-	if idx < len(s.bufs) && used <= len(s.bufs[idx]) {
-		data = append([]byte(nil), s.bufs[idx][:used]...)
+	if idx < len(s.bufs) && used > 0 && used <= len(s.bufs[idx]) {
+		return idx, s.bufs[idx][:used], true, nil
 	}
 	if err := ioctl(s.fd, vidiocQbuf, b); err != nil {
-		return nil, false, fmt.Errorf("QBUF: %w", err)
+		return 0, nil, false, fmt.Errorf("QBUF: %w", err)
 	}
-	return data, len(data) > 0, nil
+	return 0, nil, false, nil
+}
+
+// requeue gives buffer idx back to the driver to fill again.
+func (s *stream) requeue(idx int) error {
+	if err := ioctl(s.fd, vidiocQbuf, bufferStruct(idx)); err != nil {
+		return fmt.Errorf("QBUF: %w", err)
+	}
+	return nil
 }
 
 // run reads frames until ctx ends, reopening the device when it fails.
@@ -254,6 +276,7 @@ func (d *Device) run(ctx context.Context, s *stream) {
 	defer close(d.done)
 	defer func() {
 		if s != nil {
+			d.detach()
 			s.close()
 		}
 	}()
@@ -275,21 +298,52 @@ func (d *Device) run(ctx context.Context, s *stream) {
 			d.mu.Unlock()
 			d.log.Info("capture: device back", "device", path, "format", s.format.Pixel.String(), "width", s.format.Width, "height", s.format.Height)
 		}
-		data, ok, err := s.next(200 * time.Millisecond)
+		idx, data, ok, err := s.dequeue(200 * time.Millisecond)
+		if err == nil && ok {
+			if prev, had := d.hold(s.format, idx, data, time.Now()); had {
+				err = s.requeue(prev)
+			}
+		}
 		if err != nil {
 			d.log.Warn("capture: device failed; reopening", "device", d.Path(), "err", err)
+			d.detach()
 			s.close()
 			s = nil
 			d.setErr(err)
 			continue
 		}
-		if !ok {
-			continue
-		}
-		d.mu.Lock()
-		d.seq++
-		d.latest = &Frame{Format: s.format, Data: data, Seq: d.seq, Captured: time.Now()}
-		d.mu.Unlock()
+	}
+}
+
+// hold makes data, in the driver's buffer idx, the newest frame, and
+// returns the buffer held before it, which the caller gives back to the
+// driver: no caller can read it any more (a caller that took it got a
+// copy).
+func (d *Device) hold(format Format, idx int, data []byte, at time.Time) (prev int, had bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev, had = d.held, d.holding
+	d.seq++
+	d.latest = &Frame{Format: format, Data: data, Seq: d.seq, Captured: at}
+	d.held, d.holding, d.inBuffer = idx, true, true
+	return prev, had
+}
+
+// detach copies the newest frame out of the driver's buffer and forgets
+// the held buffer: the stream is about to end and unmap its buffers.
+func (d *Device) detach() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.own()
+	d.holding = false
+}
+
+// own copies the newest frame out of the driver's buffer if it is still
+// there; d.mu is held.
+func (d *Device) own() {
+	if d.inBuffer {
+		d.latest.Data = bytes.Clone(d.latest.Data)
+		d.inBuffer = false
 	}
 }
 
@@ -302,6 +356,12 @@ func (d *Device) setErr(err error) {
 // Latest returns the newest frame. It fails with ErrNoDevice while the
 // device is gone and ErrNoFrame before the first frame.
 func (d *Device) Latest() (*Frame, error) {
+	return d.after(0)
+}
+
+// after returns the newest frame if it is newer than seq (nil if not),
+// copied out of the driver's buffer the first time a caller takes it.
+func (d *Device) after(seq uint64) (*Frame, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.online {
@@ -310,6 +370,10 @@ func (d *Device) Latest() (*Frame, error) {
 	if d.latest == nil {
 		return nil, ErrNoFrame
 	}
+	if d.latest.Seq <= seq {
+		return nil, nil
+	}
+	d.own()
 	return d.latest, nil
 }
 
@@ -321,8 +385,8 @@ func (d *Device) Latest() (*Frame, error) {
 func (d *Device) Wait(ctx context.Context, seq uint64) (*Frame, error) {
 	var last error
 	for {
-		f, err := d.Latest()
-		if err == nil && f.Seq > seq {
+		f, err := d.after(seq)
+		if f != nil {
 			return f, nil
 		}
 		if err != nil && !errors.Is(err, ErrNoFrame) {
