@@ -90,14 +90,16 @@ type Phone struct {
 	done   chan struct{}
 	once   sync.Once
 
-	mu       sync.Mutex
-	bound    *Bound
-	writer   *Writer
-	driver   *input.Driver
-	video    frameSource
-	state    phone.State
-	tracker  capture.Tracker
-	shot     *phone.Frame
+	mu      sync.Mutex
+	bound   *Bound
+	writer  *Writer
+	driver  *input.Driver
+	video   frameSource
+	state   phone.State
+	tracker capture.Tracker
+	shot    *phone.Frame
+	// took is when a frame was last taken from video (Options.Now).
+	took     time.Time
 	events   phone.Broadcaster
 	closed   bool
 	lastBind time.Time
@@ -349,9 +351,15 @@ func (p *Phone) Screenshot(ctx context.Context) (*phone.Frame, error) {
 func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) {
 	p.mu.Lock()
 	src, closed := p.video, p.closed
+	// A background refresh decodes at most a frame a refresh, and does
+	// not take one before: a frame taken is a copy (capture.Device).
+	recent := !announce && p.shot != nil && p.opts.Now().Sub(p.took) < p.opts.refresh
 	p.mu.Unlock()
 	if closed {
 		return nil, fmt.Errorf("gadget: screenshot: %w: the backend is closed", phone.ErrUnavailable)
+	}
+	if recent {
+		return nil, nil
 	}
 	if src == nil {
 		return nil, fmt.Errorf("gadget: screenshot: %w: no capture device (plug the HDMI capture adapter into a USB-A port)", phone.ErrCaptureFailed)
@@ -373,21 +381,13 @@ func (p *Phone) frame(ctx context.Context, announce bool) (*phone.Frame, error) 
 		}
 	}
 	p.mu.Lock()
+	p.took = p.opts.Now()
 	if p.shot != nil && p.shot.Seq == f.Seq {
 		shot := p.shot
 		p.mu.Unlock()
 		return shot, nil
 	}
 	p.mu.Unlock()
-	if !announce {
-		// A background refresh decodes at most a frame a second.
-		p.mu.Lock()
-		recent := p.shot != nil && f.Captured.Sub(p.shot.Captured) < p.opts.refresh
-		p.mu.Unlock()
-		if recent {
-			return nil, nil
-		}
-	}
 
 	img, err := p.decode(f)
 	if err != nil {

@@ -123,6 +123,7 @@ type fakeVideo struct {
 	mu     sync.Mutex
 	frame  *capture.Frame
 	online bool
+	taken  int // calls of Latest that returned a frame
 }
 
 func (v *fakeVideo) show(seq uint64, W, H, w, h int) {
@@ -151,6 +152,7 @@ func (v *fakeVideo) Latest() (*capture.Frame, error) {
 	if v.frame == nil {
 		return nil, capture.ErrNoFrame
 	}
+	v.taken++
 	return v.frame, nil
 }
 func (v *fakeVideo) Online() bool { v.mu.Lock(); defer v.mu.Unlock(); return v.online }
@@ -372,6 +374,36 @@ func TestPhoneRefreshesGeometry(t *testing.T) {
 		settle()
 		if g := p.State().Geometry; g.Epoch != 2 {
 			t.Fatalf("geometry %+v after rotation without a screenshot, want epoch 2", g)
+		}
+	})
+}
+
+// TestPhoneRefreshTakesAFrameARefresh: the background geometry check
+// takes a frame from the capture device (a 4 MB copy at 1080p) once a
+// refresh, not at every poll.
+func TestPhoneRefreshTakesAFrameARefresh(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		k := newFakeKernel(t, Android, StateConfigured)
+		v := &fakeVideo{}
+		v.show(1, 64, 32, 16, 32)
+		o := fakeOptions(t, k, Android, v)
+		o.refresh = time.Second // 100 polls of 10 ms each
+		p, err := Open(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		time.Sleep(5*time.Second + 5*time.Millisecond)
+		synctest.Wait()
+		v.mu.Lock()
+		taken := v.taken
+		v.mu.Unlock()
+		if taken < 5 || taken > 6 {
+			t.Errorf("the background check took %d frames in 5 s of 10 ms polls, want one a second", taken)
+		}
+		if st := p.State(); st.Geometry != (phone.Geometry{Width: 16, Height: 32, Epoch: 1}) {
+			t.Errorf("state %+v, want the frame's 16x32 geometry", st)
 		}
 	})
 }
