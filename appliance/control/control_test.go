@@ -540,16 +540,27 @@ func TestAccessExpiringOnce(t *testing.T) {
 		ctx := context.Background()
 		c := alice
 		c.GrantExpires = e.clock.Now().Add(10 * time.Minute)
-		start, _ := e.svc.Events(ctx, c, control.WatchRequest{})
-		res, err := e.svc.Events(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: []api.EventKind{"access"}})
-		if err != nil || len(res.Events) != 1 || res.Events[0].Access.Event != "expiring" {
-			t.Fatalf("first watch %+v, %v", res, err)
+		// The first watch notices the grant ends soon; the event is
+		// written by the log's writer, so that watch or the next one has
+		// it, once.
+		access := []api.EventKind{"access"}
+		before, _ := e.svc.Events(ctx, bob, control.WatchRequest{}) // bob's grant does not end
+		start, _ := e.svc.Events(ctx, c, control.WatchRequest{Kinds: access})
+		res := start
+		if len(res.Events) == 0 {
+			var err *control.Error
+			if res, err = e.svc.Events(ctx, c, control.WatchRequest{Cursor: start.Cursor, Wait: 2 * time.Second, Kinds: access}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		again, _ := e.svc.Events(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: []api.EventKind{"access"}})
+		if len(res.Events) != 1 || res.Events[0].Access.Event != "expiring" {
+			t.Fatalf("first watches %+v then %+v", start, res)
+		}
+		again, _ := e.svc.Events(ctx, c, control.WatchRequest{Cursor: res.Cursor, Wait: 300 * time.Millisecond, Kinds: access})
 		if len(again.Events) != 0 {
 			t.Fatalf("expiring told twice: %v", again.Events)
 		}
-		other, _ := e.svc.Events(ctx, bob, control.WatchRequest{Cursor: start.Cursor, Kinds: []api.EventKind{"access"}})
+		other, _ := e.svc.Events(ctx, bob, control.WatchRequest{Cursor: before.Cursor, Kinds: access})
 		if len(other.Events) != 0 {
 			t.Fatalf("bob saw alice's access event: %v", other.Events)
 		}
