@@ -355,16 +355,30 @@ func TestPhoneInputAndScreenshot(t *testing.T) {
 	}
 }
 
+// openShowing opens the backend, with a background refresh every
+// refresh, on a configured Android gadget whose capture shows a 16x32
+// phone in a 64x32 frame (capture frame 1).
+func openShowing(t *testing.T, refresh time.Duration) (*Phone, *fakeVideo) {
+	t.Helper()
+	v := &fakeVideo{}
+	v.show(1, 64, 32, 16, 32)
+	o := fakeOptions(t, newFakeKernel(t, Android, StateConfigured), Android, v)
+	o.refresh = refresh
+	p, err := Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, v
+}
+
 func TestPhoneRefreshesGeometry(t *testing.T) {
 	t.Parallel()
 	// The backend's poll and refresh timers run on the bubble's clock:
 	// each step moves it past one refresh and waits until the backend
 	// is idle again.
 	synctest.Test(t, func(t *testing.T) {
-		k := newFakeKernel(t, Android, StateConfigured)
-		v := &fakeVideo{}
-		v.show(1, 64, 32, 16, 32)
-		p := openFake(t, k, Android, v)
+		p, v := openShowing(t, 10*time.Millisecond)
 		settle := func() { time.Sleep(3 * time.Second); synctest.Wait() }
 		settle()
 		if st := p.State(); st.Code != "ready" || st.Geometry != (phone.Geometry{Width: 16, Height: 32, Epoch: 1}) {
@@ -384,16 +398,7 @@ func TestPhoneRefreshesGeometry(t *testing.T) {
 func TestPhoneRefreshTakesAFrameARefresh(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		k := newFakeKernel(t, Android, StateConfigured)
-		v := &fakeVideo{}
-		v.show(1, 64, 32, 16, 32)
-		o := fakeOptions(t, k, Android, v)
-		o.refresh = time.Second // 100 polls of 10 ms each
-		p, err := Open(t.Context(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
+		p, v := openShowing(t, time.Second) // 100 polls of 10 ms each
 		time.Sleep(5*time.Second + 5*time.Millisecond)
 		synctest.Wait()
 		v.mu.Lock()
